@@ -1,0 +1,34 @@
+/**
+ * The event bus port for integration events between modules. At-least-once, ordered
+ * per key, consumer groups with committed offsets. Adapters: embedded durable log
+ * (SQLite, single node), Kafka (cluster). Topics are `packyard.<context>.events.v1`.
+ */
+export interface BusMessage<D = unknown> {
+  /** event id; handlers deduplicate on it */
+  id: string;
+  type: string;
+  /** aggregate id: ordering is guaranteed per key */
+  key: string;
+  data: D;
+  metadata?: Record<string, unknown>;
+}
+
+export interface ConsumerOptions {
+  group: string;
+  topics: string[];
+  /** attempts before the message goes to the dead-letter topic `<topic>.dlq` */
+  maxAttempts?: number;
+}
+
+export interface EventBus {
+  publish(topic: string, messages: BusMessage[]): Promise<void>;
+  /** handler errors are retried with backoff; the offset is committed only after success or dead-lettering */
+  subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>): Promise<Consumer>;
+  close(): Promise<void>;
+}
+
+export interface Consumer {
+  stop(): Promise<void>;
+}
+
+export const topicOf = (context: string) => `packyard.${context}.events.v1`;

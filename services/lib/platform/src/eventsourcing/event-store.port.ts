@@ -1,0 +1,48 @@
+/**
+ * The event store port. Every aggregate is a stream `<aggregate>-<id>`; appends use
+ * optimistic concurrency. Adapters: SQLite (single node), MongoDB (cluster).
+ */
+export interface NewEvent<T extends string = string, D = unknown> {
+  /** globally unique id, used by consumers to deduplicate */
+  id: string;
+  type: T;
+  data: D;
+  /** integration events are also relayed to the bus by the outbox relay */
+  integration?: boolean;
+  /** metadata such as the caller, correlation id, time */
+  metadata?: Record<string, unknown>;
+}
+
+export interface RecordedEvent<T extends string = string, D = unknown> extends NewEvent<T, D> {
+  stream: string;
+  /** 1-based version of the event within its stream */
+  version: number;
+  /** 1-based global position across all streams of this store */
+  position: number;
+  /** ISO-8601 time the store recorded the event */
+  recordedAt: string;
+}
+
+/** `NO_STREAM` means the stream must not exist yet; `ANY` skips the check. */
+export type ExpectedVersion = number | 'NO_STREAM' | 'ANY';
+
+export interface AppendResult {
+  nextExpectedVersion: number;
+  lastPosition: number;
+}
+
+export interface EventStore {
+  append(stream: string, expected: ExpectedVersion, events: NewEvent[]): Promise<AppendResult>;
+  readStream(stream: string, fromVersion?: number): Promise<RecordedEvent[]>;
+  /** events with position > fromPosition, in order, at most `limit` */
+  readAll(fromPosition: number, limit?: number): Promise<RecordedEvent[]>;
+  /** the highest position written so far (0 for an empty store) */
+  lastPosition(): Promise<number>;
+  /** calls `handler` for every event after `fromPosition`, then for new ones as they are appended */
+  subscribe(fromPosition: number, handler: (event: RecordedEvent) => Promise<void>): Subscription;
+  close(): Promise<void>;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}

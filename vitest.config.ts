@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+// Three layers (STYLE.md): unit specs beside the code, integration specs against real
+// servers where present, end-to-end specs driving the single-node program.
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['{services,frontends,proto}/**/*.unit.spec.{ts,tsx}'], exclude: ['**/node_modules/**'] } },
+      { test: { name: 'int', include: ['{services,frontends,proto}/**/*.int.spec.{ts,tsx}'], exclude: ['**/node_modules/**'], testTimeout: 60_000, hookTimeout: 120_000 } },
+      {
+        test: {
+          name: 'e2e',
+          include: ['{services,frontends}/**/*.e2e.spec.{ts,tsx}'],
+          exclude: ['**/node_modules/**'],
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
