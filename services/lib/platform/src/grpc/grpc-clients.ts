@@ -1,0 +1,117 @@
+import { ClientError, createChannel, createClientFactory, type Channel, type Client, type CompatServiceDefinition } from 'nice-grpc';
+import { Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc-common';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { PackyardError, kindOfGrpcStatus, type ErrorKind } from '../errors/errors';
+import { CALLER_METADATA_KEY, encodeCaller, type Caller } from './caller';
+import { ERROR_TRAILER_KEY } from './grpc-server';
+
+export interface CallerOptions {
+  caller: Caller;
+}
+
+export type PackyardClient<D extends CompatServiceDefinition> = Client<D, CallerOptions>;
+
+export interface GrpcClients {
+  /** a client of `module`'s service; the channel opens on first use */
+  client<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D>;
+  close(): void;
+}
+
+/**
+ * Clients for calls between modules: a deadline on every call, the caller in
+ * metadata, standard grpc_client_* metrics, and status errors turned back into the
+ * domain error they came from (kind and code travel in a trailer).
+ */
+export function createGrpcClients(options: {
+  registry: Registry;
+  deadlineMs: number;
+  /** host:port of the process serving a module */
+  addressOf: (module: string) => string;
+}): GrpcClients {
+  const handled = new Counter({
+    name: 'grpc_client_handled_total',
+    help: 'Total number of RPCs completed by the client, regardless of success or failure.',
+    labelNames: ['grpc_type', 'grpc_service', 'grpc_method', 'grpc_code'],
+    registers: [options.registry],
+  });
+  const handling = new Histogram({
+    name: 'grpc_client_handling_seconds',
+    help: 'Histogram of response latency (seconds) of the gRPC until it is finished by the application.',
+    labelNames: ['grpc_type', 'grpc_service', 'grpc_method', 'grpc_code'],
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [options.registry],
+  });
+
+  async function* packyardCall<Req, Res>(call: ClientMiddlewareCall<Req, Res>, callOptions: CallOptions & Partial<CallerOptions>) {
+    const { caller, ...rest } = callOptions;
+    const metadata = Metadata(rest.metadata);
+    if (caller) metadata.set(CALLER_METADATA_KEY, encodeCaller(caller));
+    let trailer: Metadata | undefined;
+    const started = process.hrtime.bigint();
+    const [, service, method] = call.method.path.split('/');
+    let code = Status.OK;
+    try {
+      const deadline = AbortSignal.timeout(options.deadlineMs);
+      return yield* call.next(call.request, {
+        ...rest,
+        signal: rest.signal ? AbortSignal.any([rest.signal, deadline]) : deadline,
+        metadata,
+        onTrailer: (value) => {
+          trailer = value;
+          rest.onTrailer?.(value);
+        },
+      });
+    } catch (error) {
+      if (error instanceof ClientError) {
+        code = error.code;
+        const raw = trailer?.get(ERROR_TRAILER_KEY);
+        if (typeof raw === 'string') {
+          const parsed = JSON.parse(raw) as { kind: ErrorKind; code: string; details: Record<string, unknown> };
+          throw new PackyardError(parsed.kind, parsed.code, error.details, parsed.details);
+        }
+        const kind = kindOfGrpcStatus(error.code);
+        throw new PackyardError(kind, `PACKYARD_GRPC_${Status[error.code]}`, kind === 'INTERNAL' ? 'Internal error' : `${service}.${method}: ${error.details}`);
+      }
+      if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
+        code = Status.DEADLINE_EXCEEDED;
+        throw new PackyardError('TIMEOUT', 'PACKYARD_GRPC_DEADLINE_EXCEEDED', `${service}.${method} did not answer within ${options.deadlineMs} ms`);
+      }
+      code = Status.UNKNOWN;
+      throw error;
+    } finally {
+      const labels = { grpc_type: 'unary', grpc_service: service, grpc_method: method, grpc_code: Status[code] };
+      handled.inc(labels);
+      handling.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  const factory = createClientFactory().use(packyardCall);
+  const channels = new Map<string, Channel>();
+  const channelTo = (address: string) => {
+    let channel = channels.get(address);
+    if (!channel) {
+      channel = createChannel(address);
+      channels.set(address, channel);
+    }
+    return channel;
+  };
+
+  return {
+    client<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D> {
+      let client: PackyardClient<D> | undefined;
+      // The serving address may only be known once this process's server listens.
+      return new Proxy({} as PackyardClient<D>, {
+        get(_target, method: string) {
+          return (...args: unknown[]) => {
+            client ??= factory.create(definition, channelTo(options.addressOf(module))) as PackyardClient<D>;
+            return (client as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args);
+          };
+        },
+      });
+    },
+    close() {
+      for (const channel of channels.values()) channel.close();
+      channels.clear();
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { PackyardError } from '../errors/errors';
+
+export type ReadinessCheck = () => Promise<{ ok: boolean; detail?: string }>;
+
+export interface HttpServer {
+  app: FastifyInstance;
+  /** readiness is UP only when the process's modules started and every check passes */
+  addReadinessCheck(name: string, check: ReadinessCheck): void;
+  /** the port actually bound (after start) */
+  port(): number;
+}
+
+/** The JSON error body of the whole API: `{status, message, details}`. */
+export const sendError = (reply: FastifyReply, status: number, message: string, details: Record<string, unknown> = {}) =>
+  reply.code(status).type('application/json').send({ status, message, details });
+
+const statusMessage = (error: FastifyError): string => {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'Request body is too large';
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'Unsupported content type';
+  if (error.validation) return `Invalid request: ${error.message}`;
+  return error.message;
+};
+
+/**
+ * The process's HTTP server (fastify). Modules register their plugins on `app` while
+ * they initialise; the server listens once every module is ready to serve. Request
+ * ids, RED metrics per route, the error format and health endpoints live here so every
+ * module's routes behave alike.
+ */
+export function createHttpServer(options: {
+  logger: Logger;
+  registry: Registry;
+  bodyLimit: number;
+  isProcessReady: () => boolean;
+}): HttpServer {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    disableRequestLogging: true,
+    bodyLimit: options.bodyLimit,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    trustProxy: true,
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+  const checks = new Map<string, ReadinessCheck>();
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [options.registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 30],
+    registers: [options.registry],
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    // the route pattern, never the raw URL, keeps label cardinality bounded
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status_code: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+    if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url, statusCode: reply.statusCode }, 'request failed');
+    else request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: reply.elapsedTime }, 'request');
+  });
+
+  app.setErrorHandler((error: FastifyError | PackyardError, request, reply) => {
+    if (error instanceof PackyardError) {
+      if (error.kind === 'RATE_LIMITED' && typeof error.details.retryAfterSeconds === 'number') {
+        reply.header('retry-after', String(error.details.retryAfterSeconds));
+      }
+      if (error.kind === 'INTERNAL') request.log.error({ err: error }, 'internal error');
+      return sendError(reply, error.httpStatus, error.message, error.details);
+    }
+    const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'unhandled error');
+      return sendError(reply, status, 'Internal server error');
+    }
+    return sendError(reply, status, statusMessage(error));
+  });
+
+  const readiness = async () => {
+    if (!options.isProcessReady()) return { ok: false, checks: { modules: 'starting' } };
+    const results = await Promise.all(
+      [...checks].map(async ([name, check]) => {
+        try {
+          const result = await check();
+          return [name, result.ok ? 'UP' : `DOWN${result.detail ? `: ${result.detail}` : ''}`] as const;
+        } catch (error) {
+          return [name, `DOWN: ${(error as Error).message}`] as const;
+        }
+      }),
+    );
+    return { ok: results.every(([, state]) => state === 'UP'), checks: Object.fromEntries(results) };
+  };
+  const health = async (_request: FastifyRequest, reply: FastifyReply) => {
+    const { ok, checks: details } = await readiness();
+    return reply.code(ok ? 200 : 503).header('cache-control', 'no-store').send({ status: ok ? 'UP' : 'DOWN', components: details });
+  };
+  app.get('/api/actuator/health', health);
+  app.get('/api/actuator/health/readiness', health);
+  app.get('/api/actuator/health/liveness', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'UP' }));
+  app.get('/metrics', async (_request, reply) => reply.type(options.registry.contentType).send(await options.registry.metrics()));
+
+  return {
+    app,
+    addReadinessCheck: (name, check) => void checks.set(name, check),
+    port: () => {
+      const address = app.server.address();
+      return typeof address === 'object' && address ? address.port : 0;
+    },
+  };
+}
