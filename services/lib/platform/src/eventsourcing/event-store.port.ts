@@ -38,11 +38,36 @@ export interface EventStore {
   readAll(fromPosition: number, limit?: number): Promise<RecordedEvent[]>;
   /** the highest position written so far (0 for an empty store) */
   lastPosition(): Promise<number>;
-  /** calls `handler` for every event after `fromPosition`, then for new ones as they are appended */
-  subscribe(fromPosition: number, handler: (event: RecordedEvent) => Promise<void>): Subscription;
+  /**
+   * calls `handler` for every event after `fromPosition`, then for new ones as they are
+   * appended. A handler that throws is retried with backoff on the same event (order is
+   * never broken); `onError` hears about each failure.
+   */
+  subscribe(
+    fromPosition: number,
+    handler: (event: RecordedEvent) => Promise<void>,
+    options?: SubscribeOptions,
+  ): Subscription;
   close(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** `event` is absent when reading the log itself failed */
+  onError?: (error: unknown, event?: RecordedEvent) => void;
 }
 
 export interface Subscription {
   stop(): Promise<void>;
+}
+
+/** An append whose expected version did not match: nothing of the batch was written. */
+export class ConcurrencyError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedVersion,
+    readonly actual: number,
+  ) {
+    super(`Stream ${stream} is at version ${actual}, expected ${expected}`);
+    this.name = 'ConcurrencyError';
+  }
 }

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type { Decider } from './decider';
+import { ConcurrencyError, type EventStore, type NewEvent, type RecordedEvent } from './event-store.port';
+
+/** The shape deciders emit; the store adds id, stream, version and position. */
+export interface DomainEvent<T extends string = string, D = unknown> {
+  type: T;
+  data: D;
+}
+
+export interface HandleCommandOptions<Event> {
+  /** how often to re-read, re-decide and re-append after a `ConcurrencyError` (default 3) */
+  retries?: number;
+  /** marks the events the outbox relay moves onto the bus */
+  isIntegration?: (event: Event) => boolean;
+  /** stored with every event (caller, correlation id, ...) */
+  metadata?: Record<string, unknown>;
+}
+
+export interface CommandResult<State, Event> {
+  newEvents: Event[];
+  state: State;
+  nextExpectedVersion: number;
+  /** position of the last event written; wait for projections to reach it to read your writes */
+  lastPosition: number;
+}
+
+export const toDomainEvent = <Event extends DomainEvent>(recorded: RecordedEvent): Event =>
+  ({ type: recorded.type, data: recorded.data }) as Event;
+
+/** Folds a stream into state: the decider's view of an aggregate. */
+export async function loadAggregate<State, Command, Event extends DomainEvent>(
+  store: EventStore,
+  stream: string,
+  decider: Decider<State, Command, Event>,
+): Promise<{ state: State; version: number }> {
+  const recorded = await store.readStream(stream);
+  const state = recorded.reduce((current, event) => decider.evolve(current, toDomainEvent<Event>(event)), decider.initialState());
+  return { state, version: recorded.at(-1)?.version ?? 0 };
+}
+
+/**
+ * Reads the stream, decides, and appends with the version it read. A concurrent writer
+ * makes the append fail with `ConcurrencyError`; the command is then decided again on the
+ * fresh state, so it never overwrites what the other writer decided. Errors thrown by
+ * `decide` (domain rules) pass through untouched.
+ */
+export async function handleCommand<State, Command, Event extends DomainEvent>(
+  store: EventStore,
+  stream: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  { retries = 3, isIntegration = () => false, metadata }: HandleCommandOptions<Event> = {},
+): Promise<CommandResult<State, Event>> {
+  for (let attempt = 0; ; attempt++) {
+    const { state, version } = await loadAggregate(store, stream, decider);
+    const newEvents = decider.decide(command, state);
+    const toAppend: NewEvent[] = newEvents.map((event) => ({
+      id: randomUUID(),
+      type: event.type,
+      data: event.data,
+      ...(isIntegration(event) ? { integration: true } : {}),
+      ...(metadata ? { metadata } : {}),
+    }));
+    try {
+      const result = await store.append(stream, version === 0 ? 'NO_STREAM' : version, toAppend);
+      return { newEvents, state: newEvents.reduce((current, event) => decider.evolve(current, event), state), ...result };
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError) || attempt >= retries) throw error;
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import type { EventStore, RecordedEvent, SubscribeOptions } from '../eventsourcing/event-store.port';
+import type { ReadModelStore } from './read-model.port';
+
+/**
+ * A projection turns the event log into documents. `handle` must be idempotent (upserts
+ * keyed by id): after a crash between a document write and its checkpoint the event is
+ * handled again.
+ */
+export interface Projection {
+  name: string;
+  /** the collections this projection owns; a rebuild empties them */
+  collections: string[];
+  handle(event: RecordedEvent, readModels: ReadModelStore): Promise<void>;
+}
+
+export interface ProjectionContext extends Projection {
+  store: EventStore;
+  readModels: ReadModelStore;
+}
+
+export interface RunningProjection {
+  /** resolves once every event up to `position` is reflected in the read models */
+  waitFor(position: number, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export class ProjectionTimeoutError extends Error {
+  constructor(projection: string, position: number) {
+    super(`Projection ${projection} did not reach position ${position} in time`);
+    this.name = 'ProjectionTimeoutError';
+  }
+}
+
+/** Follows the log from the projection's checkpoint, saving the checkpoint after each event. */
+export async function runProjection(
+  { store, readModels, name, handle }: ProjectionContext,
+  options: SubscribeOptions = {},
+): Promise<RunningProjection> {
+  let checkpoint = await readModels.getCheckpoint(name);
+  const waiters = new Set<{ position: number; resolve: () => void }>();
+  const subscription = store.subscribe(
+    checkpoint,
+    async (event) => {
+      await handle(event, readModels);
+      await readModels.setCheckpoint(name, event.position);
+      checkpoint = event.position;
+      for (const waiter of waiters) if (waiter.position <= checkpoint) waiter.resolve();
+    },
+    options,
+  );
+  return {
+    waitFor(position, timeoutMs = 10_000) {
+      if (position <= checkpoint) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          position,
+          resolve: () => {
+            clearTimeout(timer);
+            waiters.delete(waiter);
+            resolve();
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new ProjectionTimeoutError(name, position));
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+    stop: () => subscription.stop(),
+  };
+}
+
+/**
+ * Empties the projection's collections and checkpoint, then replays the whole log. Run it
+ * while the projection is not running (`packyard rebuild-projections --target=<module>`).
+ */
+export async function rebuildProjection(
+  { store, readModels, name, collections, handle }: ProjectionContext,
+  batchSize = 1000,
+): Promise<{ events: number; position: number }> {
+  await readModels.reset(name, collections);
+  let position = 0;
+  let events = 0;
+  for (;;) {
+    const batch = await store.readAll(position, batchSize);
+    if (batch.length === 0) return { events, position };
+    for (const event of batch) await handle(event, readModels);
+    position = batch.at(-1)!.position;
+    events += batch.length;
+    await readModels.setCheckpoint(name, position);
+  }
+}

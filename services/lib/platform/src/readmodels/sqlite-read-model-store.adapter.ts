@@ -1,0 +1,130 @@
+import type Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { openSqlite } from '../eventsourcing/sqlite-database';
+import type { Collection, Filter, FindOptions, ReadModelStore } from './read-model.port';
+
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+/** JSON path of a document field; refuses anything but plain (dotted) names. */
+const pathOf = (field: string) => {
+  if (!FIELD.test(field)) throw new Error(`Invalid field name ${JSON.stringify(field)}`);
+  return `$.${field}`;
+};
+
+type SqlValue = string | number | null;
+const sqlValue = (value: Filter[string]): SqlValue => (typeof value === 'boolean' ? Number(value) : value);
+
+export const sqliteReadModelFile = (dataDir: string, module: string) => join(dataDir, module, 'read.db');
+
+/**
+ * Single-node read models: JSON documents in one table, queried with json_extract. Small
+ * collections (a user's workspaces, a repository's packages) are the norm, so no
+ * per-field indexes are kept.
+ */
+export class SqliteReadModelStore implements ReadModelStore {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS documents (
+        collection TEXT NOT NULL,
+        id TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        PRIMARY KEY (collection, id)
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);
+    `);
+  }
+
+  static open(file: string): SqliteReadModelStore {
+    return new SqliteReadModelStore(openSqlite(file, { durable: false }));
+  }
+
+  /** prepared statements are cached by their text; queries differ only in their shape */
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+
+  private where(name: string, filter: Filter, contains?: FindOptions['contains']) {
+    const clauses = ['collection = ?'];
+    const params: SqlValue[] = [name];
+    for (const [field, value] of Object.entries(filter)) {
+      if (value === null) {
+        clauses.push('json_extract(doc, ?) IS NULL');
+        params.push(pathOf(field));
+      } else {
+        clauses.push('json_extract(doc, ?) = ?');
+        params.push(pathOf(field), sqlValue(value));
+      }
+    }
+    if (contains) {
+      clauses.push('instr(lower(json_extract(doc, ?)), lower(?)) > 0');
+      params.push(pathOf(contains.field), contains.value);
+    }
+    return { sql: clauses.join(' AND '), params };
+  }
+
+  collection<T extends { id: string }>(name: string): Collection<T> {
+    return {
+      get: async (id) => {
+        const row = this.statement('SELECT doc FROM documents WHERE collection = ? AND id = ?').get(name, id) as { doc: string } | undefined;
+        return row ? (JSON.parse(row.doc) as T) : undefined;
+      },
+      find: async (filter, options = {}) => {
+        const where = this.where(name, filter, options.contains);
+        const params = [...where.params];
+        let order = 'id';
+        if (options.sort) {
+          order = `json_extract(doc, ?) ${options.sort.direction === -1 ? 'DESC' : 'ASC'}, id`;
+          params.push(pathOf(options.sort.field));
+        }
+        params.push(options.limit ?? -1, options.skip ?? 0);
+        const rows = this.statement(`SELECT doc FROM documents WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params) as {
+          doc: string;
+        }[];
+        return rows.map((row) => JSON.parse(row.doc) as T);
+      },
+      count: async (filter, options = {}) => {
+        const where = this.where(name, filter, options.contains);
+        const row = this.statement(`SELECT COUNT(*) AS n FROM documents WHERE ${where.sql}`).get(...where.params) as { n: number };
+        return row.n;
+      },
+      upsert: async (doc) => {
+        this.statement(
+          'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
+        ).run(name, doc.id, JSON.stringify(doc));
+      },
+      delete: async (id) => {
+        this.statement('DELETE FROM documents WHERE collection = ? AND id = ?').run(name, id);
+      },
+      deleteMany: async (filter) => {
+        const where = this.where(name, filter);
+        return this.statement(`DELETE FROM documents WHERE ${where.sql}`).run(...where.params).changes;
+      },
+    };
+  }
+
+  async getCheckpoint(projection: string): Promise<number> {
+    const row = this.statement('SELECT position FROM checkpoints WHERE projection = ?').get(projection) as { position: number } | undefined;
+    return row?.position ?? 0;
+  }
+
+  async setCheckpoint(projection: string, position: number): Promise<void> {
+    this.statement(
+      'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position',
+    ).run(projection, position);
+  }
+
+  async reset(projection: string, collections: string[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const name of collections) this.statement('DELETE FROM documents WHERE collection = ?').run(name);
+      this.statement('DELETE FROM checkpoints WHERE projection = ?').run(projection);
+    })();
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
