@@ -1,0 +1,1 @@
+export { artifactModule } from './module';

@@ -1,0 +1,1 @@
+export { deliveryModule } from './module';

@@ -1,0 +1,39 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import type { GrpcClients } from '@packyard/platform';
+import { createAuthenticator } from './auth/authenticator';
+import { bearerAuth } from './auth/bearer-auth.plugin';
+import { consolePlugin } from './console/console.plugin';
+import { API_ROUTES, PUBLIC_API_ROUTES } from './routes';
+
+export interface GatewayOptions {
+  clients: GrpcClients;
+  frontendsDir: string;
+  maxUploadBytes: number;
+}
+
+/**
+ * The gateway as a fastify plugin (fastify/demo's app-as-plugin): tier 1 the OpenAPI
+ * document, tier 2 public API routes (auth, install scripts), tier 3 `/api/v1` behind
+ * bearer auth in its own encapsulated context, then the console.
+ */
+export async function gatewayApp(app: FastifyInstance, options: GatewayOptions) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Packyard API', version: '1.0.0', description: 'Private APT and YUM/DNF repositories as a service' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT or account access token' } } },
+    },
+  });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  for (const routes of PUBLIC_API_ROUTES) await app.register(routes, { prefix: '/api', ...options });
+
+  const authenticate = createAuthenticator(options.clients);
+  await app.register(async (v1) => {
+    await v1.register(bearerAuth, { authenticate });
+    for (const routes of API_ROUTES) await v1.register(routes, options);
+  }, { prefix: '/api/v1' });
+
+  await app.register(consolePlugin, { frontendsDir: options.frontendsDir });
+}

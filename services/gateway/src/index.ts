@@ -1,0 +1,1 @@
+export { gatewayModule } from './module';

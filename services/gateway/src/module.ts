@@ -1,0 +1,33 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineModule, grpcClientsModule, httpServerModule, SYSTEM_CALLER } from '@packyard/platform';
+import { HealthDefinition, HealthCheckResponse_ServingStatus } from '@packyard/proto/grpc/health/v1/health';
+import { gatewayApp } from './app';
+
+/** the modules the API calls; each must answer gRPC health for the gateway to be ready */
+const UPSTREAM_MODULES = ['identity', 'workspace', 'repository', 'artifact', 'token', 'delivery'];
+
+const defaultFrontendsDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'frontends');
+
+export const gatewayModule = defineModule({
+  name: 'gateway',
+  description: 'the /api/v1 REST API and the console; maps HTTP onto gRPC calls to the other modules',
+  deps: [httpServerModule, grpcClientsModule],
+  init: async (ctx) => {
+    const http = ctx.use(httpServerModule);
+    const clients = ctx.use(grpcClientsModule);
+    for (const module of UPSTREAM_MODULES) {
+      const health = clients.client(HealthDefinition, module);
+      http.addReadinessCheck(module, async () => {
+        const { status } = await health.check({ service: module }, { caller: SYSTEM_CALLER });
+        return { ok: status === HealthCheckResponse_ServingStatus.SERVING };
+      });
+    }
+    await http.app.register(gatewayApp, {
+      clients,
+      frontendsDir: ctx.config.consoleDir ?? defaultFrontendsDir,
+      maxUploadBytes: ctx.config.maxUploadBytes,
+    });
+    return { value: undefined };
+  },
+});

@@ -1,0 +1,1 @@
+export { identityModule } from './module';

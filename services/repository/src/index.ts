@@ -1,0 +1,1 @@
+export { repositoryModule } from './module';

@@ -1,0 +1,59 @@
+import { createLogger, describeSettings, loadConfig, ModuleManager, ModuleStartError } from '@packyard/platform';
+import { parseArgs, selectTargets, usage } from './cli';
+import { TARGETS } from './modules';
+
+async function main(): Promise<number> {
+  const command = parseArgs(process.argv.slice(2));
+  if (command.name === 'help') {
+    process.stdout.write(usage(TARGETS, describeSettings()));
+    return 0;
+  }
+  if (command.name === 'list-targets') {
+    process.stdout.write(TARGETS.map((t) => `${t.name}\t${t.description ?? ''}`).join('\n') + '\n');
+    return 0;
+  }
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  if (command.name === 'rebuild-projections') {
+    process.env.PACKYARD_REBUILD_PROJECTIONS = command.targets.join(',');
+  }
+  const manager = new ModuleManager(selectTargets(command.targets, TARGETS), config, logger);
+  const startedAt = performance.now();
+  try {
+    await manager.start();
+  } catch (error) {
+    const name = error instanceof ModuleStartError ? error.moduleName : 'unknown';
+    logger.fatal({ module: name, err: error instanceof ModuleStartError ? error.reason : error }, `module ${name} failed to start; stopping`);
+    return 1;
+  }
+  logger.info({ targets: command.targets, modules: manager.moduleNames, ms: Math.round(performance.now() - startedAt) }, 'Packyard started');
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      const hardStop = setTimeout(() => {
+        logger.warn('shutdown took too long; exiting');
+        resolve(1);
+      }, config.shutdownTimeoutMs + 900);
+      hardStop.unref();
+      manager.stop().then(() => {
+        clearTimeout(hardStop);
+        logger.info('stopped');
+        resolve(0);
+      });
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`packyard: ${(error as Error).message}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,8 @@
+import { defineModule, grpcServerModule } from '@packyard/platform';
+
+export const signingModule = defineModule({
+  name: 'signing',
+  description: 'one OpenPGP key per repository; signs Release/InRelease and repomd.xml',
+  deps: [grpcServerModule],
+  init: () => ({ value: undefined }),
+});

@@ -1,0 +1,1 @@
+export { tokenModule } from './module';

@@ -1,0 +1,1 @@
+export { workspaceModule } from './module';
