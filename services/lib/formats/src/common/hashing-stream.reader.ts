@@ -1,0 +1,94 @@
+import { createHash, type Hash } from 'node:crypto';
+import { ArtifactFormatError, type ArtifactFormatErrorCode, ArtifactFormatErrorCode as Code } from './artifact-format.error';
+
+export type DigestAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha512';
+
+/**
+ * Pulls exact byte counts out of a stream while every byte that passes (read or skipped)
+ * feeds the whole-file digests, so a 100 MiB payload is hashed without ever being held.
+ */
+export class HashingStreamReader {
+  private readonly source: AsyncIterator<Uint8Array>;
+  private readonly hashes: Map<DigestAlgorithm, Hash>;
+  private pending: Buffer = Buffer.alloc(0);
+  private ended = false;
+  private received = 0;
+
+  constructor(
+    input: AsyncIterable<Uint8Array>,
+    algorithms: readonly DigestAlgorithm[],
+    private readonly maxBytes: number,
+    private readonly truncatedCode: ArtifactFormatErrorCode,
+  ) {
+    this.source = input[Symbol.asyncIterator]();
+    this.hashes = new Map(algorithms.map((algorithm) => [algorithm, createHash(algorithm)]));
+  }
+
+  /** Bytes consumed by the parser so far (its position in the file). */
+  get position(): number {
+    return this.received - this.pending.length;
+  }
+
+  /** Exactly `count` bytes, or a truncation error naming `what`. */
+  async read(count: number, what: string): Promise<Buffer> {
+    while (this.pending.length < count) {
+      if (!(await this.pull())) throw new ArtifactFormatError(this.truncatedCode, `file ends inside the ${what}`);
+    }
+    const bytes = this.pending.subarray(0, count);
+    this.pending = this.pending.subarray(count);
+    return bytes;
+  }
+
+  async skip(count: number, what: string): Promise<void> {
+    let left = count;
+    while (left > 0) {
+      if (this.pending.length === 0 && !(await this.pull())) {
+        throw new ArtifactFormatError(this.truncatedCode, `file ends inside the ${what}`);
+      }
+      const taken = Math.min(left, this.pending.length);
+      this.pending = this.pending.subarray(taken);
+      left -= taken;
+    }
+  }
+
+  /** True when no byte is left; pulls at most one chunk to find out. */
+  async atEnd(): Promise<boolean> {
+    return this.pending.length === 0 && !(await this.pull());
+  }
+
+  /** Consumes the rest of the stream (still hashing and counting). */
+  async drain(): Promise<void> {
+    this.pending = Buffer.alloc(0);
+    while (await this.pull()) this.pending = Buffer.alloc(0);
+  }
+
+  /** Size and hex digests of everything consumed; call after `drain`. */
+  digests(): { size: number } & Partial<Record<DigestAlgorithm, string>> {
+    const result: { size: number } & Partial<Record<DigestAlgorithm, string>> = { size: this.received };
+    for (const [algorithm, hash] of this.hashes) result[algorithm] = hash.digest('hex');
+    return result;
+  }
+
+  /** Stops reading early (after a refusal): ends the source stream instead of leaving it paused. */
+  async abandon(): Promise<void> {
+    this.ended = true;
+    await this.source.return?.();
+  }
+
+  private async pull(): Promise<boolean> {
+    if (this.ended) return false;
+    const next = await this.source.next();
+    if (next.done) {
+      this.ended = true;
+      return false;
+    }
+    const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
+    this.received += chunk.length;
+    if (this.received > this.maxBytes) {
+      throw new ArtifactFormatError(Code.tooLarge, `package is larger than ${this.maxBytes} bytes`);
+    }
+    for (const hash of this.hashes.values()) hash.update(chunk);
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    return true;
+  }
+}
