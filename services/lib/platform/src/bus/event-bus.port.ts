@@ -31,4 +31,13 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
+export interface RetryPolicy {
+  /** delay before the second attempt; it doubles after each failure */
+  initialDelayMs: number;
+  maxDelayMs: number;
+}
+
 export const topicOf = (context: string) => `packyard.${context}.events.v1`;
+
+/** where a message lands, with `metadata.deadLetter = {topic, group, attempts, error}`, after `maxAttempts` failures */
+export const deadLetterTopicOf = (topic: string) => `${topic}.dlq`;

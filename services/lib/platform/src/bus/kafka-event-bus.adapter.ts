@@ -1,0 +1,110 @@
+import { Kafka, logLevel, type Consumer as KafkaConsumer, type Producer } from 'kafkajs';
+import { backoffDelay, Pause } from '../eventsourcing/pause';
+import { deadLetter } from './dead-letter';
+import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type RetryPolicy } from './event-bus.port';
+
+const DEFAULT_MAX_ATTEMPTS = 5;
+/** ids remembered per consumer to drop redelivered duplicates; a restart forgets them */
+const RECENT_IDS = 10_000;
+
+/**
+ * The cluster bus. Messages are keyed (the aggregate's stream), so Kafka's partitioner
+ * keeps each key on one partition, in order. Offsets are committed by hand after the
+ * handler succeeded or the message was dead-lettered, never before.
+ */
+export class KafkaEventBus implements EventBus {
+  private readonly consumers = new Set<KafkaConsumer>();
+  private readonly stopping = new Set<Pause>();
+
+  private constructor(
+    private readonly kafka: Kafka,
+    private readonly producer: Producer,
+    private readonly retry: RetryPolicy,
+  ) {}
+
+  static async connect(brokers: string[], clientId: string, retry: RetryPolicy = { initialDelayMs: 200, maxDelayMs: 10_000 }): Promise<KafkaEventBus> {
+    const kafka = new Kafka({ clientId, brokers, logLevel: logLevel.WARN });
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    return new KafkaEventBus(kafka, producer, retry);
+  }
+
+  async publish(topic: string, messages: BusMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.producer.send({
+      topic,
+      acks: -1,
+      messages: messages.map((message) => ({ key: message.key, value: JSON.stringify(message), headers: { 'packyard-id': message.id, 'packyard-type': message.type } })),
+    });
+  }
+
+  private async ensureTopics(topics: string[]): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = topics.filter((topic) => !existing.has(topic));
+      if (missing.length > 0) await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic })) });
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>): Promise<Consumer> {
+    const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    await this.ensureTopics([...options.topics, ...options.topics.map(deadLetterTopicOf)]);
+    const consumer = this.kafka.consumer({ groupId: options.group });
+    const backoff = new Pause();
+    let stopped = false;
+    const recent = new Set<string>();
+    const remember = (id: string) => {
+      recent.add(id);
+      if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value!);
+    };
+
+    await consumer.connect();
+    await consumer.subscribe({ topics: options.topics, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ topic, partition, message: record, heartbeat }) => {
+        const message = JSON.parse(record.value!.toString()) as BusMessage;
+        if (!recent.has(message.id)) {
+          for (let attempts = 1; ; attempts++) {
+            try {
+              await handler(message, topic);
+              break;
+            } catch (error) {
+              if (attempts >= maxAttempts) {
+                await this.publish(deadLetterTopicOf(topic), [deadLetter(message, topic, options.group, { failed: true, error, attempts })]);
+                break;
+              }
+              await backoff.for(backoffDelay(attempts, this.retry.initialDelayMs, this.retry.maxDelayMs));
+              // leaving without a commit: the next owner of the partition redelivers
+              if (stopped) throw new Error('consumer stopping');
+              await heartbeat();
+            }
+          }
+          remember(message.id);
+        }
+        await consumer.commitOffsets([{ topic, partition, offset: (BigInt(record.offset) + 1n).toString() }]);
+      },
+    });
+    this.consumers.add(consumer);
+    this.stopping.add(backoff);
+    return {
+      stop: async () => {
+        stopped = true;
+        backoff.interrupt();
+        this.stopping.delete(backoff);
+        this.consumers.delete(consumer);
+        await consumer.disconnect();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const backoff of this.stopping) backoff.interrupt();
+    await Promise.all([...this.consumers].map((consumer) => consumer.disconnect()));
+    await this.producer.disconnect();
+  }
+}

@@ -1,0 +1,48 @@
+import type { EventStore, RecordedEvent, SubscribeOptions } from '../eventsourcing/event-store.port';
+import type { BusMessage, EventBus } from './event-bus.port';
+
+/** Where the relay remembers how far it got; a ReadModelStore is one. */
+export interface CheckpointStore {
+  getCheckpoint(name: string): Promise<number>;
+  setCheckpoint(name: string, position: number): Promise<void>;
+}
+
+export interface OutboxRelayOptions {
+  store: EventStore;
+  bus: EventBus;
+  checkpoints: CheckpointStore;
+  /** `packyard.<context>.events.v1` */
+  topic: string;
+  /** checkpoint name; one relay per event store */
+  name?: string;
+}
+
+/** The bus message for an integration event: keyed by its stream (`<aggregate>-<id>`), so per-aggregate order holds. */
+export const toBusMessage = (event: RecordedEvent): BusMessage => ({
+  id: event.id,
+  type: event.type,
+  key: event.stream,
+  data: event.data,
+  metadata: { ...event.metadata, stream: event.stream, version: event.version, recordedAt: event.recordedAt },
+});
+
+/**
+ * Moves integration events from the event store onto the bus. It reads the store from a
+ * checkpoint (never an after-commit hook, which a crash would skip) and saves the
+ * checkpoint only after the bus acknowledged: a crash in between publishes again, and
+ * consumers drop the duplicate by event id.
+ */
+export async function runOutboxRelay(
+  { store, bus, checkpoints, topic, name = 'outbox-relay' }: OutboxRelayOptions,
+  options: SubscribeOptions = {},
+): Promise<{ stop(): Promise<void> }> {
+  const from = await checkpoints.getCheckpoint(name);
+  return store.subscribe(
+    from,
+    async (event) => {
+      if (event.integration) await bus.publish(topic, [toBusMessage(event)]);
+      await checkpoints.setCheckpoint(name, event.position);
+    },
+    options,
+  );
+}
