@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import type { GrpcClients } from '@packyard/platform';
+import { notFound, type GrpcClients } from '@packyard/platform';
 import { createAuthenticator } from './auth/authenticator';
 import { bearerAuth } from './auth/bearer-auth.plugin';
 import { consolePlugin } from './console/console.plugin';
@@ -31,8 +31,13 @@ export async function gatewayApp(app: FastifyInstance, options: GatewayOptions) 
 
   const authenticate = createAuthenticator(options.clients);
   await app.register(async (v1) => {
-    await v1.register(bearerAuth, { authenticate });
+    // called, not registered: its hook must cover this whole context, not a child of it
+    await bearerAuth(v1, { authenticate });
     for (const routes of API_ROUTES) await v1.register(routes, options);
+    // unknown paths answer only after authentication, so they reveal nothing to strangers
+    v1.all('/*', { schema: { hide: true } }, async (request) => {
+      throw notFound('PACKYARD_API_NO_ROUTE', `No route for ${request.method} ${request.url.split('?')[0]}`);
+    });
   }, { prefix: '/api/v1' });
 
   await app.register(consolePlugin, { frontendsDir: options.frontendsDir });

@@ -1,8 +1,8 @@
-import { defineModule, grpcServerModule } from '@packyard/platform';
+import { defineModule, grpcServerModule, httpServerModule } from '@packyard/platform';
 
 export const signingModule = defineModule({
   name: 'signing',
   description: 'one OpenPGP key per repository; signs Release/InRelease and repomd.xml',
-  deps: [grpcServerModule],
+  deps: [grpcServerModule, httpServerModule],
   init: () => ({ value: undefined }),
 });

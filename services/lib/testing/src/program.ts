@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+export const PACKYARD_BIN = join(REPO_ROOT, 'services', 'server', 'bin', 'packyard.mjs');
+
+export interface RunningPackyard {
+  url: string;
+  port: number;
+  grpcAddress: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** everything the process printed so far (JSON log lines) */
+  output(): string;
+  /** sends the signal and resolves with the exit code */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** stops and deletes the data folder (unless it was given) */
+  dispose(): Promise<void>;
+}
+
+export interface StartOptions {
+  targets?: string[];
+  env?: Record<string, string>;
+  dataDir?: string;
+  /** how long to wait for the HTTP server to listen */
+  timeoutMs?: number;
+  /** wait for /api/actuator/health to answer 200 (default true) */
+  waitForHealth?: boolean;
+}
+
+/**
+ * Starts the real single-node program (or chosen targets) as a child process on free
+ * ports with its own data folder, and resolves once it listens (and is healthy).
+ */
+export async function startPackyard(options: StartOptions = {}): Promise<RunningPackyard> {
+  const ownDataDir = !options.dataDir;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'packyard-test-'));
+  const args = [PACKYARD_BIN, ...(options.targets ? [`--target=${options.targets.join(',')}`] : [])];
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+
+  const found = (pattern: RegExp) => pattern.exec(output);
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  let port = 0;
+  let grpcAddress = '';
+  while (!port || !grpcAddress) {
+    if (child.exitCode !== null) throw new Error(`packyard exited with ${child.exitCode} before listening:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`packyard did not listen in time:\n${output}`);
+    }
+    port = Number(found(/"port":(\d+),"msg":"HTTP server listening"/)?.[1] ?? 0);
+    grpcAddress = found(/"address":"([^"]+)","msg":"gRPC server listening"/)?.[1] ?? '';
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const url = `http://127.0.0.1:${port}`;
+  if (options.waitForHealth ?? true) {
+    while (true) {
+      const response = await fetch(`${url}/api/actuator/health`).catch(() => undefined);
+      if (response?.status === 200) break;
+      if (child.exitCode !== null) throw new Error(`packyard exited with ${child.exitCode}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`packyard did not become healthy in time:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  return {
+    url,
+    port,
+    grpcAddress,
+    dataDir,
+    child,
+    output: () => output,
+    stop,
+    dispose: async () => {
+      await stop();
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKYARD_BIN, startPackyard, type RunningPackyard } from '@packyard/testing';
+
+const run = promisify(execFile);
+const errorLines = (output: string) =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+
+describe('single-node program (--target=all)', () => {
+  let packyard: RunningPackyard;
+  let startMs = 0;
+  beforeAll(async () => {
+    const started = performance.now();
+    packyard = await startPackyard();
+    startMs = performance.now() - started;
+  });
+  afterAll(() => packyard?.dispose());
+
+  it('becomes healthy within 10 s, every module answering gRPC health over loopback', async () => {
+    expect(startMs).toBeLessThan(10_000);
+    const response = await fetch(`${packyard.url}/api/actuator/health`);
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.status).toBe('UP');
+    expect(body.components).toMatchObject({ workspace: 'UP', identity: 'UP', repository: 'UP', delivery: 'UP' });
+  });
+
+  it('answers /api/v1 without credentials with a 401 JSON error', async () => {
+    const response = await fetch(`${packyard.url}/api/v1/workspaces`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await response.json()).toEqual({ status: 401, message: 'Authentication required', details: {} });
+  });
+
+  it('serves an HTML page at / and at console routes', async () => {
+    for (const path of ['/', '/dashboard', '/workspaces/abc/repos']) {
+      const response = await fetch(`${packyard.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/text\/html/);
+      expect(await response.text()).toMatch(/<html/i);
+    }
+  });
+
+  it('publishes a valid OpenAPI 3 document', async () => {
+    const doc = await (await fetch(`${packyard.url}/api/openapi.json`)).json();
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.info.title).toBe('Packyard API');
+    expect(typeof doc.paths).toBe('object');
+  });
+
+  it('exposes per-route HTTP and per-method gRPC series on /metrics', async () => {
+    await fetch(`${packyard.url}/api/actuator/health`);
+    await fetch(`${packyard.url}/api/v1/workspaces`);
+    const metrics = await (await fetch(`${packyard.url}/metrics`)).text();
+    expect(metrics).toMatch(/http_requests_total\{method="GET",route="\/api\/actuator\/health",status_code="200"\} \d+/);
+    expect(metrics).toMatch(/http_request_duration_seconds_bucket\{le="[\d.]+",method="GET",route="\/api\/v1\/\*",status_code="401"\}/);
+    expect(metrics).toMatch(/grpc_server_handled_total\{grpc_type="unary",grpc_service="grpc.health.v1.Health",grpc_method="Check",grpc_code="OK"\} \d+/);
+    expect(metrics).toMatch(/grpc_client_handling_seconds_count\{grpc_type="unary",grpc_service="grpc.health.v1.Health",grpc_method="Check",grpc_code="OK"\} \d+/);
+    expect(metrics).toMatch(/process_resident_memory_bytes \d+/);
+  });
+
+  it('exits 0 within 5 s of SIGTERM with nothing logged at error level', async () => {
+    const stopping = performance.now();
+    const code = await packyard.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(performance.now() - stopping).toBeLessThan(5_000);
+    expect(errorLines(packyard.output())).toEqual([]);
+    expect(packyard.output()).toContain('"msg":"stopped"');
+  });
+});
+
+describe('separate processes find each other by configured address', () => {
+  it('runs the gateway in one process and the other modules in another', async () => {
+    const backend = await startPackyard({ targets: ['identity', 'workspace', 'repository', 'artifact', 'token', 'signing', 'delivery'], waitForHealth: true });
+    const addresses = Object.fromEntries(
+      ['identity', 'workspace', 'repository', 'artifact', 'token', 'delivery'].map((m) => [`${m.toUpperCase()}_GRPC_ADDR`, backend.grpcAddress]),
+    );
+    const gateway = await startPackyard({ targets: ['gateway'], env: addresses });
+    try {
+      const health = await (await fetch(`${gateway.url}/api/actuator/health`)).json();
+      expect(health).toMatchObject({ status: 'UP', components: { workspace: 'UP', identity: 'UP' } });
+      const metrics = await (await fetch(`${backend.url}/metrics`)).text();
+      // the backend served the gateway's checks over real gRPC
+      expect(metrics).toMatch(/grpc_server_handled_total\{grpc_type="unary",grpc_service="grpc.health.v1.Health",grpc_method="Check",grpc_code="OK"\} \d+/);
+      expect(gateway.output()).toContain('"modules":["metrics","grpc-server","http-server","grpc-clients","gateway"]');
+    } finally {
+      await gateway.dispose();
+      await backend.dispose();
+    }
+  });
+
+  it('is not ready while a module it calls is unreachable', async () => {
+    const gateway = await startPackyard({ targets: ['gateway'], waitForHealth: false });
+    try {
+      const response = await fetch(`${gateway.url}/api/actuator/health`);
+      expect(response.status).toBe(503);
+      const body = await response.json();
+      expect(body.status).toBe('DOWN');
+      expect(body.components.workspace).toContain('set WORKSPACE_GRPC_ADDR');
+    } finally {
+      await gateway.dispose();
+    }
+  });
+});
+
+describe('start-up failures and the command line', () => {
+  it('stops with the failing module named when it cannot start', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = await run(process.execPath, [PACKYARD_BIN], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: `/tmp/packyard-fail-${port}` } }).catch((e) => e);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('module http-server failed to start; stopping');
+      expect(result.stdout).toContain('EADDRINUSE');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('prints --help with targets and settings, and --list-targets', async () => {
+    const help = await run(process.execPath, [PACKYARD_BIN, '--help']);
+    expect(help.stdout).toContain('packyard [--target=all|<module>');
+    expect(help.stdout).toMatch(/PORT\s+8080/);
+    expect(help.stdout).toMatch(/DATA_DIR\s+\.\/data/);
+    const targets = await run(process.execPath, [PACKYARD_BIN, '--list-targets']);
+    expect(targets.stdout.split('\n').map((l) => l.split('\t')[0]).filter(Boolean)).toEqual([
+      'all', 'gateway', 'identity', 'workspace', 'repository', 'artifact', 'token', 'signing', 'delivery',
+    ]);
+    const wrong = await run(process.execPath, [PACKYARD_BIN, '--target=metrics']).catch((e) => e);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('unknown target "metrics"');
+  });
+});
