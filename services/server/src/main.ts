@@ -1,4 +1,4 @@
-import { createLogger, describeSettings, loadConfig, ModuleManager, ModuleStartError } from '@packyard/platform';
+import { createLogger, describeSettings, loadConfig, ModuleManager, ModuleStartError, rebuildModuleProjections } from '@packyard/platform';
 import { parseArgs, selectTargets, usage } from './cli';
 import { TARGETS } from './modules';
 
@@ -15,7 +15,10 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   if (command.name === 'rebuild-projections') {
-    process.env.PACKYARD_REBUILD_PROJECTIONS = command.targets.join(',');
+    for (const module of selectTargets(command.targets, TARGETS).flatMap((t) => (t.name === 'all' ? t.deps : [t]))) {
+      await rebuildModuleProjections(config, module.name, module.projections ?? [], logger);
+    }
+    return 0;
   }
   const manager = new ModuleManager(selectTargets(command.targets, TARGETS), config, logger);
   const startedAt = performance.now();

@@ -8,3 +8,7 @@ export * from './grpc/caller';
 export * from './grpc/grpc-server';
 export * from './grpc/grpc-clients';
 export * from './http/http-server';
+export * from './runtime/event-sourcing.module';
+export * from './eventsourcing/index';
+export * from './readmodels/index';
+export * from './bus/index';

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Projection } from '../readmodels/projection-runner';
 import type { Config } from './config';
 
 /**
@@ -36,6 +37,8 @@ export interface ModuleDefinition<T = unknown> {
   /** a service module: reachable over gRPC and listed by --list-targets */
   description?: string;
   init(ctx: ModuleContext): Promise<ModuleInstance<T>> | ModuleInstance<T>;
+  /** read models `packyard rebuild-projections --target=<name>` rebuilds from the module's log */
+  projections?: Projection[];
 }
 
 export const defineModule = <T>(definition: ModuleDefinition<T>): ModuleDefinition<T> => definition;

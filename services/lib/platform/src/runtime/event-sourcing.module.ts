@@ -1,0 +1,112 @@
+import type { Logger } from 'pino';
+import { createEventBus } from '../bus/event-bus.factory';
+import type { BusMessage, EventBus } from '../bus/event-bus.port';
+import { topicOf } from '../bus/event-bus.port';
+import { runOutboxRelay } from '../bus/outbox-relay';
+import { createEventStore, type StoreOptions } from '../eventsourcing/event-store.factory';
+import type { EventStore } from '../eventsourcing/event-store.port';
+import { rebuildProjection, runProjection, type Projection, type RunningProjection } from '../readmodels/projection-runner';
+import { createReadModelStore } from '../readmodels/read-model-store.factory';
+import type { ReadModelStore } from '../readmodels/read-model.port';
+import type { Config } from './config';
+import { defineModule } from './module';
+
+/** The integration event bus of the process: embedded (SQLite) or Kafka, by `BUS`. */
+export const busModule = defineModule<EventBus>({
+  name: 'bus',
+  hidden: true,
+  deps: [],
+  init: async (ctx) => {
+    const bus = await createEventBus(
+      ctx.config.bus === 'kafka'
+        ? { kind: 'kafka', brokers: ctx.config.kafkaBrokers!.split(',').map((b) => b.trim()), clientId: 'packyard' }
+        : { kind: 'embedded', dataDir: ctx.config.dataDir },
+    );
+    return { value: bus, stop: () => bus.close() };
+  },
+});
+
+export const storeOptionsFor = (config: Config, module: string): StoreOptions =>
+  config.eventStore === 'mongodb'
+    ? { kind: 'mongodb', url: config.mongodbUrl!, database: `${config.mongodbDatabase}-${module}` }
+    : { kind: 'sqlite', dataDir: config.dataDir, module };
+
+export interface ModuleStores {
+  events: EventStore;
+  readModels: ReadModelStore;
+}
+
+/** a module's own event store and read models (a SQLite file each, or its own MongoDB database) */
+export async function openModuleStores(config: Config, module: string): Promise<ModuleStores> {
+  const options = storeOptionsFor(config, module);
+  return { events: await createEventStore(options), readModels: await createReadModelStore(options) };
+}
+
+/** A bus subscription of a module: reacts to other modules' integration events. */
+export interface Reaction {
+  /** the contexts whose events it follows, e.g. `['workspace']` */
+  contexts: string[];
+  handle(message: BusMessage): Promise<void>;
+}
+
+export interface EventSourcing extends ModuleStores {
+  /** resolves once every projection reflects the log up to `position` (read your writes) */
+  caughtUp(position: number, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs what an event-sourced module needs beside its deciders: its projections, the
+ * outbox relay that moves its integration events to `packyard.<module>.events.v1`,
+ * and its reactions to other modules' events (consumer group = the module).
+ */
+export async function startEventSourcing(options: {
+  module: string;
+  stores: ModuleStores;
+  bus: EventBus;
+  logger: Logger;
+  projections: Projection[];
+  reactions?: Reaction[];
+}): Promise<EventSourcing> {
+  const { module, stores, bus, logger } = options;
+  const onError = (error: unknown) => logger.error({ err: error }, 'event processing failed; retrying');
+  const running: RunningProjection[] = [];
+  for (const projection of options.projections) {
+    running.push(await runProjection({ ...projection, store: stores.events, readModels: stores.readModels }, { onError }));
+  }
+  const relay = await runOutboxRelay({ store: stores.events, bus, checkpoints: stores.readModels, topic: topicOf(module) }, { onError });
+  const consumers = [];
+  for (const [index, reaction] of (options.reactions ?? []).entries()) {
+    consumers.push(
+      await bus.subscribe({ group: `${module}-${index}`, topics: reaction.contexts.map(topicOf) }, (message) => reaction.handle(message)),
+    );
+  }
+  return {
+    ...stores,
+    caughtUp: async (position, timeoutMs = 5_000) => {
+      await Promise.all(running.map((projection) => projection.waitFor(position, timeoutMs)));
+    },
+    stop: async () => {
+      for (const consumer of consumers) await consumer.stop();
+      await relay.stop();
+      for (const projection of running) await projection.stop();
+      await stores.events.close();
+      await stores.readModels.close();
+    },
+  };
+}
+
+/** `packyard rebuild-projections --target=<module>`: empties the module's read models and replays its log */
+export async function rebuildModuleProjections(config: Config, module: string, projections: Projection[], logger: Logger) {
+  const stores = await openModuleStores(config, module);
+  try {
+    for (const projection of projections) {
+      const started = performance.now();
+      const result = await rebuildProjection({ ...projection, store: stores.events, readModels: stores.readModels });
+      logger.info({ module, projection: projection.name, events: result.events, ms: Math.round(performance.now() - started) }, 'projection rebuilt');
+    }
+  } finally {
+    await stores.events.close();
+    await stores.readModels.close();
+  }
+}
