@@ -14,7 +14,7 @@ function memoryStorage(initial: Record<string, string> = {}) {
 const answer = (idToken: string) => ({ idToken, refreshToken: `r-${idToken}`, expiresIn: 900, user: { id: 'u1', email: 'a@b.c' } });
 
 function fetchAnswering(routes: Record<string, () => Response>) {
-  return vi.fn(async (url: RequestInfo | URL) => {
+  return vi.fn(async (url: RequestInfo | URL, _init?: RequestInit) => {
     const path = String(url);
     const route = Object.keys(routes).find((suffix) => path.endsWith(suffix));
     return route ? routes[route]() : new Response('{}', { status: 404 });

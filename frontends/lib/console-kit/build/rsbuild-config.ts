@@ -1,7 +1,7 @@
 // One place for how console projects are built, so the shell and every remote agree on
 // the shared singletons and the URL layout the single-node server honours:
 // the shell at `/`, each remote at `/remotes/<name>/`.
-import { defineConfig } from '@rsbuild/core';
+import { defineConfig, type RsbuildConfig } from '@rsbuild/core';
 import { pluginReact } from '@rsbuild/plugin-react';
 import { pluginModuleFederation } from '@module-federation/rsbuild-plugin';
 
@@ -10,7 +10,7 @@ const apiOrigin = process.env.PACKYARD_API_ORIGIN ?? 'http://localhost:8080';
 /** Libraries that must exist once per page: two Reacts break hooks, two routers or
  *  query clients split state, two console-kits split the session. */
 export function sharedSingletons() {
-  const singleton = { singleton: true, requiredVersion: false };
+  const singleton = { singleton: true, requiredVersion: false as const };
   return {
     react: singleton,
     'react-dom': singleton,
@@ -21,18 +21,22 @@ export function sharedSingletons() {
 }
 
 const common = {
-  html: { title: 'Packyard', favicon: undefined },
+  html: { title: 'Packyard' },
   output: { distPath: { root: 'dist' }, cleanDistPath: true },
   performance: { chunkSplit: { strategy: 'split-by-experience' } },
   // The dev servers forward API calls to a running Packyard, like the gateway does in production.
   server: { proxy: { '/api': apiOrigin } },
-};
+} satisfies RsbuildConfig;
 
 /** The host: served at `/`, loads remotes at run time (see the shell's remotes list). */
-export function shellConfig({ port = 3000 } = {}) {
+export function shellConfig({ port = 3000 }: { port?: number } = {}) {
   return defineConfig({
     ...common,
-    plugins: [pluginReact(), pluginModuleFederation({ name: 'shell', shared: sharedSingletons(), dts: false })],
+    plugins: [
+      pluginReact(),
+      // The shell carries the federation runtime once for every remote (see remoteConfig).
+      pluginModuleFederation({ name: 'shell', shared: sharedSingletons(), dts: false, experiments: { provideExternalRuntime: true } }),
+    ],
     source: { entry: { index: './src/index.ts' } },
     server: { ...common.server, port, historyApiFallback: true },
     output: { ...common.output, assetPrefix: '/' },
@@ -40,7 +44,10 @@ export function shellConfig({ port = 3000 } = {}) {
 }
 
 /** A remote: exposes `./register`; its own `index` entry is the isolated dev mode. */
-export function remoteConfig({ name, port }) {
+export function remoteConfig({ name, port }: { name: string; port: number }) {
+  // Built for the shell, a remote borrows the shell's federation runtime (about 30 KB
+  // gzipped each otherwise); running alone in dev mode, it brings its own.
+  const borrowRuntime = process.env.NODE_ENV === 'production';
   return defineConfig({
     ...common,
     plugins: [
@@ -51,6 +58,7 @@ export function remoteConfig({ name, port }) {
         shared: sharedSingletons(),
         dts: false,
         manifest: true,
+        experiments: { externalRuntime: borrowRuntime },
       }),
     ],
     source: { entry: { index: './src/isolated.ts' } },

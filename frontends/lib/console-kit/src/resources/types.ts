@@ -1,0 +1,84 @@
+// Entities of the console spec §3, as the API answers them.
+
+export interface UsageSummary {
+  storageBytesUsed: number;
+  storageBytesLimit: number;
+  egressBytesUsed: number;
+  egressBytesLimit: number;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  slug: string;
+  description?: string;
+  repositoryCount: number;
+  storageBytesUsed: number;
+  bandwidthBytesMonth: number;
+  createdAt: string;
+}
+
+export type RepositoryKind = 'DEB' | 'RPM';
+
+export interface Repository {
+  id: string;
+  name: string;
+  kind: RepositoryKind;
+  codename?: string;
+  component?: string;
+  packageCount: number;
+  sizeBytes: number;
+  createdAt: string;
+  updatedAt: string;
+  workspaceId?: string;
+}
+
+export interface CreateRepositoryPayload {
+  name: string;
+  kind: RepositoryKind;
+  codename: string;
+  component: string;
+}
+
+export const TOKEN_SCOPES = ['read', 'publish', 'admin'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+export interface AccessToken {
+  id: string;
+  name: string;
+  scopes: TokenScope[];
+  repositoryId?: string;
+  createdAt: string;
+  lastUsed?: string | null;
+}
+
+export interface CreateAccessTokenPayload {
+  name: string;
+  scopes: TokenScope[];
+  repositoryId?: string;
+}
+
+export type Theme = 'system' | 'light' | 'dark';
+
+export interface UserProfile {
+  email: string;
+  name: string;
+  timezone: string;
+  theme: Theme;
+  emailNotifications: boolean;
+  pushNotifications: boolean;
+  weeklyDigest: boolean;
+}
+
+export interface UserSecurity {
+  twoFactorEnabled: boolean;
+  lastPasswordChange?: string | null;
+}
+
+export interface UserToken {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: string;
+  lastUsed?: string | null;
+}

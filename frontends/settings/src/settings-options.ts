@@ -1,0 +1,30 @@
+import type { Theme, UserProfile } from '@packyard/console-kit';
+
+/** Spec §2: the timezones the profile offers. */
+export const TIMEZONES = [
+  'UTC',
+  'America/New_York',
+  'America/Chicago',
+  'America/Denver',
+  'America/Los_Angeles',
+  'Europe/London',
+  'Europe/Paris',
+  'Asia/Tokyo',
+] as const;
+
+export const THEMES: Theme[] = ['system', 'light', 'dark'];
+
+/** Spec §9 and §2: what the form shows for fields the profile leaves out. */
+export const PROFILE_DEFAULTS: Omit<UserProfile, 'email'> = {
+  name: '',
+  timezone: 'UTC',
+  theme: 'system',
+  emailNotifications: true,
+  pushNotifications: false,
+  weeklyDigest: true,
+};
+
+export function withProfileDefaults(profile: Partial<UserProfile> | undefined): UserProfile {
+  const defined = Object.fromEntries(Object.entries(profile ?? {}).filter(([, value]) => value !== undefined && value !== null));
+  return { email: '', ...PROFILE_DEFAULTS, ...defined } as UserProfile;
+}

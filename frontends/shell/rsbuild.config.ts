@@ -1,0 +1,3 @@
+import { shellConfig } from '@packyard/console-kit/build';
+
+export default shellConfig({ port: 3000 });

@@ -1,0 +1,183 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Dialog,
+  EmptyState,
+  ErrorPanel,
+  errorMessage,
+  Field,
+  formatBytes,
+  formatDate,
+  Icon,
+  IconButton,
+  PageHeader,
+  type Repository,
+  type RepositoryKind,
+  Select,
+  useCreateRepository,
+  useDeleteRepository,
+  useRepositories,
+  useWorkspace,
+} from '@packyard/console-kit';
+import { type FormEvent, useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import { filterRepositoriesByName, NEW_REPOSITORY_DEFAULTS, repositoryDeleteConfirmation } from './repository-rules';
+
+const KIND_OPTIONS = [
+  { value: 'DEB', label: 'DEB — Debian / Ubuntu (APT)' },
+  { value: 'RPM', label: 'RPM — RedHat / CentOS (YUM)' },
+];
+
+function NewRepositoryDialog({ workspaceId, open, onClose }: { workspaceId: string; open: boolean; onClose: () => void }) {
+  const createRepository = useCreateRepository(workspaceId);
+  const [form, setForm] = useState(NEW_REPOSITORY_DEFAULTS);
+  const close = () => {
+    setForm(NEW_REPOSITORY_DEFAULTS);
+    createRepository.reset();
+    onClose();
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!form.name.trim()) return;
+    createRepository.mutate({ ...form, name: form.name.trim() }, { onSuccess: close });
+  };
+  return (
+    <Dialog open={open} onClose={close} title="New Repository" description="Create an APT (DEB) or YUM (RPM) repository in this workspace.">
+      <form className="pk-form" onSubmit={submit}>
+        {createRepository.isError && (
+          <div className="pk-alert" role="alert">
+            {errorMessage(createRepository.error, 'Could not create the repository')}
+          </div>
+        )}
+        <Field label="Repository Name" name="name" placeholder="my-packages" required value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} />
+        <Select
+          label="Repository Type"
+          name="kind"
+          options={KIND_OPTIONS}
+          value={form.kind}
+          onChange={(event) => setForm({ ...form, kind: event.target.value as RepositoryKind })}
+        />
+        {form.kind === 'DEB' && (
+          <div className="pk-form-row">
+            <Field label="Codename" name="codename" value={form.codename} onChange={(event) => setForm({ ...form, codename: event.target.value })} />
+            <Field label="Component" name="component" value={form.component} onChange={(event) => setForm({ ...form, component: event.target.value })} />
+          </div>
+        )}
+        <div className="pk-dialog__footer">
+          <Button onClick={close}>Cancel</Button>
+          <Button type="submit" variant="primary" disabled={!form.name.trim() || createRepository.isPending}>
+            {createRepository.isPending ? 'Creating...' : 'Create Repository'}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function RepositoryCard({ workspaceId, repository }: { workspaceId: string; repository: Repository }) {
+  const deleteRepository = useDeleteRepository(workspaceId);
+  const remove = () => {
+    if (window.confirm(repositoryDeleteConfirmation(repository.name))) deleteRepository.mutate(repository.id);
+  };
+  return (
+    <Card as="article">
+      <div className="pk-spread">
+        <div className="pk-row" style={{ minWidth: 0 }}>
+          <Link to={`/workspaces/${workspaceId}/repos/${repository.id}`} className="pk-card__title" style={{ overflowWrap: 'anywhere' }}>
+            {repository.name}
+          </Link>
+          <Badge tone={repository.kind === 'DEB' ? 'purple' : 'amber'}>{repository.kind}</Badge>
+        </div>
+        <IconButton label="Delete" icon="trash" variant="danger" disabled={deleteRepository.isPending} onClick={remove} />
+      </div>
+      <dl className="pk-meta">
+        {repository.kind === 'DEB' && (
+          <>
+            <dt>Codename</dt>
+            <dd>{repository.codename || 'Not set'}</dd>
+          </>
+        )}
+        <dt>Packages</dt>
+        <dd>{repository.packageCount}</dd>
+        <dt>Size</dt>
+        <dd>{formatBytes(repository.sizeBytes)}</dd>
+        <dt>Updated</dt>
+        <dd>{formatDate(repository.updatedAt)}</dd>
+      </dl>
+    </Card>
+  );
+}
+
+export default function WorkspaceRepositoriesPage() {
+  const { workspaceId } = useParams();
+  const workspace = useWorkspace(workspaceId);
+  const repositories = useRepositories(workspaceId);
+  const [search, setSearch] = useState('');
+  const [dialogOpen, setDialogOpen] = useState(false);
+
+  if (!workspaceId) {
+    return (
+      <div className="pk-page">
+        <EmptyState icon="alert" title="Invalid workspace" />
+      </div>
+    );
+  }
+  const shown = filterRepositoriesByName(repositories.data ?? [], search);
+
+  return (
+    <div className="pk-page">
+      <PageHeader
+        title={`${workspace.data?.name ?? 'Workspace'} Repositories`}
+        description={workspace.data && <span className="pk-mono">/{workspace.data.slug}</span>}
+        actions={
+          <Button variant="primary" icon="plus" onClick={() => setDialogOpen(true)}>
+            New Repository
+          </Button>
+        }
+      >
+        <Link to="/workspaces" className="pk-back-link">
+          <Icon name="arrowLeft" size={15} /> Back to Workspaces
+        </Link>
+      </PageHeader>
+      <div className="pk-search">
+        <Icon name="search" size={17} />
+        <input className="pk-input" type="search" aria-label="Search repositories" placeholder="Search repositories..." value={search} onChange={(event) => setSearch(event.target.value)} />
+      </div>
+      {repositories.isPending ? (
+        <div className="pk-screen-loading">
+          <span className="pk-muted" role="status">
+            Loading repositories...
+          </span>
+        </div>
+      ) : repositories.isError ? (
+        <ErrorPanel title="Could not load repositories" message={repositories.error.message} onRetry={() => void repositories.refetch()} />
+      ) : shown.length === 0 ? (
+        search.trim() && repositories.data.length > 0 ? (
+          <EmptyState icon="search" title="No repositories found">
+            No repository name contains “{search.trim()}”.
+          </EmptyState>
+        ) : (
+          <EmptyState
+            icon="package"
+            title="No repositories yet"
+            action={
+              <Button variant="primary" icon="plus" onClick={() => setDialogOpen(true)}>
+                Create your first repository
+              </Button>
+            }
+          >
+            Create a DEB or RPM repository and upload your first package.
+          </EmptyState>
+        )
+      ) : (
+        <div className="pk-grid">
+          {shown.map((repository) => (
+            <RepositoryCard key={repository.id} workspaceId={workspaceId} repository={repository} />
+          ))}
+        </div>
+      )}
+      <NewRepositoryDialog workspaceId={workspaceId} open={dialogOpen} onClose={() => setDialogOpen(false)} />
+    </div>
+  );
+}
