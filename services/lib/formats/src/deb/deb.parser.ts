@@ -151,7 +151,7 @@ async function controlFileFrom(tar: Buffer, maxControlFileBytes: number): Promis
         throw new ArtifactFormatError(Code.decompressionLimit, `control file is larger than ${maxControlFileBytes} bytes`);
       }
       const chunks: Buffer[] = [];
-      for await (const chunk of entry) if (isControl) chunks.push(chunk);
+      for await (const chunk of entry) if (isControl) chunks.push(chunk as Buffer);
       if (isControl) control = Buffer.concat(chunks).toString('utf8');
     }
     return control;

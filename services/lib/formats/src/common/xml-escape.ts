@@ -1,0 +1,7 @@
+// XML 1.0 forbids most C0 control characters even when escaped; rpm headers can hold them.
+const FORBIDDEN_IN_XML = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/g;
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+/** Text or double-quoted attribute content, escaped and stripped of characters XML cannot carry. */
+export const escapeXml = (value: string): string =>
+  value.replace(FORBIDDEN_IN_XML, '').replace(/[&<>"]/g, (character) => ENTITIES[character]);

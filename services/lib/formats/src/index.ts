@@ -1,0 +1,12 @@
+export * from './common/artifact-format.error';
+export type { Compression } from './common/bounded-decompression';
+export { type IndexFile, indexFile, GZIP_LEVEL, XZ_PRESET } from './common/index-file';
+export { escapeXml } from './common/xml-escape';
+export * from './deb/deb-control.parser';
+export * from './deb/deb.parser';
+export * from './rpm/rpm.parser';
+export * from './apt/packages-index.writer';
+export * from './apt/release.writer';
+export * from './yum/yum-package.fragments';
+export * from './yum/repodata.writer';
+export * from './distributions';

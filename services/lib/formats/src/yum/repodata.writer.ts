@@ -1,0 +1,55 @@
+import { gzip, type IndexFile, indexFile } from '../common/index-file';
+import { escapeXml } from '../common/xml-escape';
+import type { YumPackageFragments } from './yum-package.fragments';
+
+export interface RepodataOptions {
+  /** repomd `<revision>`; createrepo_c uses the build time in seconds. */
+  readonly revision: string;
+  /** Seconds since the epoch written as each file's `<timestamp>`. */
+  readonly timestamp: number;
+}
+
+export interface Repodata {
+  /** `repodata/repomd.xml`: the file to sign and to publish last. */
+  readonly repomd: IndexFile;
+  /** The gzipped metadata, named `repodata/<sha256>-<type>.xml.gz` as createrepo_c names them. */
+  readonly files: readonly IndexFile[];
+}
+
+const METADATA = [
+  { type: 'primary', fragment: 'primary', open: (count: number) => `<metadata xmlns="http://linux.duke.edu/metadata/common" xmlns:rpm="http://linux.duke.edu/metadata/rpm" packages="${count}">\n`, close: '</metadata>\n' },
+  { type: 'filelists', fragment: 'filelists', open: (count: number) => `<filelists xmlns="http://linux.duke.edu/metadata/filelists" packages="${count}">\n`, close: '</filelists>\n' },
+  { type: 'other', fragment: 'other', open: (count: number) => `<otherdata xmlns="http://linux.duke.edu/metadata/other" packages="${count}">\n`, close: '</otherdata>\n' },
+] as const;
+
+const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
+
+/** primary, filelists and other (gzipped, content-addressed) and the repomd.xml listing them. */
+export async function buildRepodata(packages: readonly YumPackageFragments[], options: RepodataOptions): Promise<Repodata> {
+  const documents = await Promise.all(
+    METADATA.map(async (metadata) => {
+      const open = Buffer.from(XML_DECLARATION + metadata.open(packages.length) + packages.map((fragments) => fragments[metadata.fragment]).join('') + metadata.close, 'utf8');
+      const compressed = indexFile('', await gzip(open));
+      return { type: metadata.type, open: indexFile('', open), compressed: indexFile(`repodata/${compressed.sha256}-${metadata.type}.xml.gz`, compressed.bytes) };
+    }),
+  );
+  const repomd =
+    XML_DECLARATION +
+    '<repomd xmlns="http://linux.duke.edu/metadata/repo" xmlns:rpm="http://linux.duke.edu/metadata/rpm">\n' +
+    `  <revision>${escapeXml(options.revision)}</revision>\n` +
+    documents
+      .map(
+        ({ type, open, compressed }) =>
+          `  <data type="${type}">\n` +
+          `    <checksum type="sha256">${compressed.sha256}</checksum>\n` +
+          `    <open-checksum type="sha256">${open.sha256}</open-checksum>\n` +
+          `    <location href="${compressed.path}"/>\n` +
+          `    <timestamp>${options.timestamp}</timestamp>\n` +
+          `    <size>${compressed.size}</size>\n` +
+          `    <open-size>${open.size}</open-size>\n` +
+          '  </data>\n',
+      )
+      .join('') +
+    '</repomd>\n';
+  return { repomd: indexFile('repodata/repomd.xml', Buffer.from(repomd, 'utf8')), files: documents.map((document) => document.compressed) };
+}
