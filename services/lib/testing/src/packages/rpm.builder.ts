@@ -46,7 +46,7 @@ export async function buildRpmBatch(specs: readonly RpmSpec[], outDir: string): 
         '--define', `_topdir ${topdir}`,
         '--define', '_build_id_links none',
         '--define', '__os_install_post %{nil}',
-        '--define', '_binary_payload w2.xzdio',
+        '--define', '_binary_payload w1.gzdio',
         '--target', specs[0].arch,
         specFile,
       ],
@@ -91,6 +91,8 @@ function rpmSpecFile(specs: readonly RpmSpec[]): string {
     `Version: ${main.version}`,
     `Release: ${main.release}`,
     'License: MIT',
+    // Test packages declare their dependencies; rpm's file scanners would only add time.
+    'AutoReqProv: no',
     'URL: https://packyard.example/',
     `BuildArch: ${main.arch}`,
     sections.map((section) => section.preamble).join('\n'),
