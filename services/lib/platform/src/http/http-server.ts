@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
@@ -6,8 +7,19 @@ import { PackyardError } from '../errors/errors';
 
 export type ReadinessCheck = () => Promise<{ ok: boolean; detail?: string }>;
 
+/**
+ * A bare node:http handler for a URL space that must be as fast as a static file
+ * server (the apt/yum edge): it sees requests before fastify's routing and hooks.
+ */
+export interface EdgeHandler {
+  /** true when the request belongs to this edge (checked on every request: keep it cheap) */
+  matches(url: string): boolean;
+  handle(request: IncomingMessage, response: ServerResponse): void;
+}
+
 export interface HttpServer {
   app: FastifyInstance;
+  addEdgeHandler(edge: EdgeHandler): void;
   /** readiness is UP only when the process's modules started and every check passes */
   addReadinessCheck(name: string, check: ReadinessCheck): void;
   /** the port actually bound (after start) */
@@ -37,7 +49,13 @@ export function createHttpServer(options: {
   bodyLimit: number;
   isProcessReady: () => boolean;
 }): HttpServer {
+  const edges: EdgeHandler[] = [];
   const app = Fastify({
+    serverFactory: (fastifyHandler) =>
+      createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+        for (const edge of edges) if (edge.matches(request.url ?? '/')) return edge.handle(request, response);
+        fastifyHandler(request, response);
+      }),
     loggerInstance: options.logger,
     disableRequestLogging: true,
     bodyLimit: options.bodyLimit,
@@ -117,6 +135,7 @@ export function createHttpServer(options: {
   return {
     app,
     addReadinessCheck: (name, check) => void checks.set(name, check),
+    addEdgeHandler: (edge) => void edges.push(edge),
     port: () => {
       const address = app.server.address();
       return typeof address === 'object' && address ? address.port : 0;
