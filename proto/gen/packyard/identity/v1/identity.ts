@@ -55,6 +55,14 @@ export interface FinishOidcRequest {
   redirectUri: string;
 }
 
+export interface FinishOidcResponse {
+  session?:
+    | Session
+    | undefined;
+  /** the console path the sign-in started from, checked to be local */
+  returnTo: string;
+}
+
 export interface GetJwksRequest {
 }
 
@@ -81,7 +89,11 @@ export interface UpdateProfileRequest {
   theme?: string | undefined;
   emailNotifications?: boolean | undefined;
   pushNotifications?: boolean | undefined;
-  weeklyDigest?: boolean | undefined;
+  weeklyDigest?:
+    | boolean
+    | undefined;
+  /** accepted only when unchanged: the console sends the whole form */
+  email?: string | undefined;
 }
 
 export interface GetSecurityRequest {
@@ -93,11 +105,20 @@ export interface Security {
   lastPasswordChange: string;
 }
 
+export interface ChangePasswordRequest {
+  currentPassword: string;
+  newPassword: string;
+}
+
+export interface ChangePasswordResponse {
+}
+
 export interface UserToken {
   id: string;
   name: string;
   scopes: string[];
   createdAt: string;
+  /** ISO-8601, empty when never used */
   lastUsed: string;
   /** only in the answer to CreateUserToken */
   token: string;
@@ -958,6 +979,97 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
   },
 };
 
+function createBaseFinishOidcResponse(): FinishOidcResponse {
+  return { session: undefined, returnTo: "" };
+}
+
+export const FinishOidcResponse: MessageFns<FinishOidcResponse> = {
+  encode(message: FinishOidcResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    if (message.returnTo !== "") {
+      writer.uint32(18).string(message.returnTo);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishOidcResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishOidcResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.returnTo = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FinishOidcResponse {
+    return {
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      returnTo: isSet(object.returnTo)
+        ? globalThis.String(object.returnTo)
+        : isSet(object.return_to)
+        ? globalThis.String(object.return_to)
+        : "",
+    };
+  },
+
+  toJSON(message: FinishOidcResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    if (message.returnTo !== "") {
+      obj.returnTo = message.returnTo;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<FinishOidcResponse>): FinishOidcResponse {
+    return FinishOidcResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FinishOidcResponse>): FinishOidcResponse {
+    const message = createBaseFinishOidcResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    message.returnTo = object.returnTo ?? "";
+    return message;
+  },
+};
+
 function createBaseGetJwksRequest(): GetJwksRequest {
   return {};
 }
@@ -1322,6 +1434,7 @@ function createBaseUpdateProfileRequest(): UpdateProfileRequest {
     emailNotifications: undefined,
     pushNotifications: undefined,
     weeklyDigest: undefined,
+    email: undefined,
   };
 }
 
@@ -1344,6 +1457,9 @@ export const UpdateProfileRequest: MessageFns<UpdateProfileRequest> = {
     }
     if (message.weeklyDigest !== undefined) {
       writer.uint32(48).bool(message.weeklyDigest);
+    }
+    if (message.email !== undefined) {
+      writer.uint32(58).string(message.email);
     }
     return writer;
   },
@@ -1409,6 +1525,14 @@ export const UpdateProfileRequest: MessageFns<UpdateProfileRequest> = {
             message.weeklyDigest = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1441,6 +1565,7 @@ export const UpdateProfileRequest: MessageFns<UpdateProfileRequest> = {
         : isSet(object.weekly_digest)
         ? globalThis.Boolean(object.weekly_digest)
         : undefined,
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
     };
   },
 
@@ -1464,6 +1589,9 @@ export const UpdateProfileRequest: MessageFns<UpdateProfileRequest> = {
     if (message.weeklyDigest !== undefined) {
       obj.weeklyDigest = message.weeklyDigest;
     }
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
     return obj;
   },
 
@@ -1478,6 +1606,7 @@ export const UpdateProfileRequest: MessageFns<UpdateProfileRequest> = {
     message.emailNotifications = object.emailNotifications ?? undefined;
     message.pushNotifications = object.pushNotifications ?? undefined;
     message.weeklyDigest = object.weeklyDigest ?? undefined;
+    message.email = object.email ?? undefined;
     return message;
   },
 };
@@ -1623,6 +1752,151 @@ export const Security: MessageFns<Security> = {
     const message = createBaseSecurity();
     message.twoFactorEnabled = object.twoFactorEnabled ?? false;
     message.lastPasswordChange = object.lastPasswordChange ?? "";
+    return message;
+  },
+};
+
+function createBaseChangePasswordRequest(): ChangePasswordRequest {
+  return { currentPassword: "", newPassword: "" };
+}
+
+export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
+  encode(message: ChangePasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.currentPassword !== "") {
+      writer.uint32(10).string(message.currentPassword);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(18).string(message.newPassword);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.currentPassword = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangePasswordRequest {
+    return {
+      currentPassword: isSet(object.currentPassword)
+        ? globalThis.String(object.currentPassword)
+        : isSet(object.current_password)
+        ? globalThis.String(object.current_password)
+        : "",
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+    };
+  },
+
+  toJSON(message: ChangePasswordRequest): unknown {
+    const obj: any = {};
+    if (message.currentPassword !== "") {
+      obj.currentPassword = message.currentPassword;
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ChangePasswordRequest>): ChangePasswordRequest {
+    return ChangePasswordRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ChangePasswordRequest>): ChangePasswordRequest {
+    const message = createBaseChangePasswordRequest();
+    message.currentPassword = object.currentPassword ?? "";
+    message.newPassword = object.newPassword ?? "";
+    return message;
+  },
+};
+
+function createBaseChangePasswordResponse(): ChangePasswordResponse {
+  return {};
+}
+
+export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
+  encode(_: ChangePasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ChangePasswordResponse {
+    return {};
+  },
+
+  toJSON(_: ChangePasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ChangePasswordResponse>): ChangePasswordResponse {
+    return ChangePasswordResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ChangePasswordResponse>): ChangePasswordResponse {
+    const message = createBaseChangePasswordResponse();
     return message;
   },
 };
@@ -2158,7 +2432,7 @@ export const IdentityServiceDefinition = {
       name: "FinishOidc",
       requestType: FinishOidcRequest as typeof FinishOidcRequest,
       requestStream: false,
-      responseType: Session as typeof Session,
+      responseType: FinishOidcResponse as typeof FinishOidcResponse,
       responseStream: false,
       options: {},
     },
@@ -2191,6 +2465,14 @@ export const IdentityServiceDefinition = {
       requestType: GetSecurityRequest as typeof GetSecurityRequest,
       requestStream: false,
       responseType: Security as typeof Security,
+      responseStream: false,
+      options: {},
+    },
+    changePassword: {
+      name: "ChangePassword",
+      requestType: ChangePasswordRequest as typeof ChangePasswordRequest,
+      requestStream: false,
+      responseType: ChangePasswordResponse as typeof ChangePasswordResponse,
       responseStream: false,
       options: {},
     },
@@ -2227,11 +2509,18 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
   refresh(request: RefreshRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Session>>;
   logout(request: RefreshRequest, context: CallContext & CallContextExt): Promise<DeepPartial<LogoutResponse>>;
   startOidc(request: StartOidcRequest, context: CallContext & CallContextExt): Promise<DeepPartial<StartOidcResponse>>;
-  finishOidc(request: FinishOidcRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Session>>;
+  finishOidc(
+    request: FinishOidcRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<FinishOidcResponse>>;
   getJwks(request: GetJwksRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Jwks>>;
   getProfile(request: GetProfileRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Profile>>;
   updateProfile(request: UpdateProfileRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Profile>>;
   getSecurity(request: GetSecurityRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Security>>;
+  changePassword(
+    request: ChangePasswordRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ChangePasswordResponse>>;
   listUserTokens(
     request: ListUserTokensRequest,
     context: CallContext & CallContextExt,
@@ -2252,11 +2541,18 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
   refresh(request: DeepPartial<RefreshRequest>, options?: CallOptions & CallOptionsExt): Promise<Session>;
   logout(request: DeepPartial<RefreshRequest>, options?: CallOptions & CallOptionsExt): Promise<LogoutResponse>;
   startOidc(request: DeepPartial<StartOidcRequest>, options?: CallOptions & CallOptionsExt): Promise<StartOidcResponse>;
-  finishOidc(request: DeepPartial<FinishOidcRequest>, options?: CallOptions & CallOptionsExt): Promise<Session>;
+  finishOidc(
+    request: DeepPartial<FinishOidcRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<FinishOidcResponse>;
   getJwks(request: DeepPartial<GetJwksRequest>, options?: CallOptions & CallOptionsExt): Promise<Jwks>;
   getProfile(request: DeepPartial<GetProfileRequest>, options?: CallOptions & CallOptionsExt): Promise<Profile>;
   updateProfile(request: DeepPartial<UpdateProfileRequest>, options?: CallOptions & CallOptionsExt): Promise<Profile>;
   getSecurity(request: DeepPartial<GetSecurityRequest>, options?: CallOptions & CallOptionsExt): Promise<Security>;
+  changePassword(
+    request: DeepPartial<ChangePasswordRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ChangePasswordResponse>;
   listUserTokens(
     request: DeepPartial<ListUserTokensRequest>,
     options?: CallOptions & CallOptionsExt,
