@@ -40,9 +40,9 @@ export const maliciousDebs = {
   /** A carriage return hiding a field from line-based readers. */
   carriageReturnInjectedField: () =>
     craftDeb({ control: `${validControlText()}Homepage: https://example.com\rFilename: ../../etc/passwd\n` }),
-  /** 64 MiB of zeros gzipped to ~64 KiB and stored as control.tar.gz. */
+  /** 16 MiB of zeros gzipped to ~16 KiB (four times the control.tar limit) and stored as control.tar.gz. */
   gzipBombControlTar: () =>
-    craftDeb({ control: validControlText(), controlMember: { name: 'control.tar.gz', data: gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 }) } }),
+    craftDeb({ control: validControlText(), controlMember: { name: 'control.tar.gz', data: gzipSync(Buffer.alloc(16 * 1024 * 1024), { level: 9 }) } }),
   missingDebianBinary: () => craftDeb({ control: validControlText(), debianBinary: null }),
   unsupportedFormatVersion: () => craftDeb({ control: validControlText(), debianBinary: '3.0\n' }),
 };
