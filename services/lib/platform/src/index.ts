@@ -5,6 +5,7 @@ export * from './runtime/module';
 export * from './runtime/module-manager';
 export * from './runtime/infrastructure';
 export * from './grpc/caller';
+export * from './grpc/tenancy';
 export * from './grpc/grpc-server';
 export * from './grpc/grpc-clients';
 export * from './http/http-server';

@@ -4,3 +4,4 @@ export * from './command-handler';
 export * from './event-store.factory';
 export { SqliteEventStore, sqliteEventStoreFile } from './sqlite-event-store.adapter';
 export { MongoEventStore } from './mongodb-event-store.adapter';
+export * from './inbox';
