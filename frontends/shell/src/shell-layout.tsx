@@ -1,13 +1,8 @@
-import { FullPageSpinner, Icon, isIconName, type NavigationItem, useConsole, useSessionState } from '@packyard/console-kit';
+import { FullPageSpinner, Icon, isIconName, useConsole, useSessionState } from '@packyard/console-kit';
 import { useEffect, useState } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { isNavigationItemActive } from './navigation-rules';
 import './shell.css';
-
-/** Spec §2: Dashboard is active only on an exact match, every other entry on a path prefix. */
-export function isNavigationItemActive(item: Pick<NavigationItem, 'to' | 'exact'>, pathname: string): boolean {
-  if (item.exact) return pathname === item.to;
-  return pathname === item.to || pathname.startsWith(`${item.to}/`);
-}
 
 function Sidebar({ open, onNavigate }: { open: boolean; onNavigate: () => void }) {
   const { navigation, session } = useConsole();

@@ -1,16 +1,8 @@
 import { Button, Card, errorMessage, Field, FullPageSpinner, Icon, useConsole, useSessionState } from '@packyard/console-kit';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router-dom';
+import { accountPasswordProblem } from '../account-rules';
 import { googleSignInUrl, rememberReturnTo, returnPathFrom } from '../sign-in-return';
-
-export const MIN_PASSWORD_LENGTH = 6;
-
-/** Spec §5: the create-account checks, in the order the spec gives them. */
-export function accountPasswordProblem(password: string, confirmation: string): string | undefined {
-  if (password !== confirmation) return 'Passwords do not match';
-  if (password.length < MIN_PASSWORD_LENGTH) return 'Password must be at least 6 characters long';
-  return undefined;
-}
 
 function GoogleMark() {
   return (
