@@ -28,9 +28,12 @@ export interface BlobStore {
   put(key: string, body: Readable, options?: PutOptions): Promise<BlobInfo>;
   /** stores content-addressed under `<prefix>/sha256/ab/cd/<sha256>` and returns that key */
   putContentAddressed(prefix: string, body: Readable, options?: PutOptions): Promise<BlobInfo>;
+  /** throws `BlobNotFoundError`; a range starting at or past the end throws `RangeError` */
   get(key: string, range?: ByteRange): Promise<Readable>;
   head(key: string): Promise<{ size: number; sha256?: string } | undefined>;
+  /** deleting a missing key is not an error */
   delete(key: string): Promise<void>;
+  /** every key starting with `prefix`, in no promised order */
   list(prefix: string): AsyncIterable<string>;
   /** a short-lived GET URL where the adapter supports it */
   presignedGet?(key: string, expirySeconds: number): Promise<string>;
@@ -40,5 +43,24 @@ export interface BlobStore {
 export class BlobTooLargeError extends Error {
   constructor(readonly limit: number) {
     super(`Blob exceeds the limit of ${limit} bytes`);
+    this.name = 'BlobTooLargeError';
+  }
+}
+
+export class BlobNotFoundError extends Error {
+  constructor(readonly key: string) {
+    super(`No blob at ${key}`);
+    this.name = 'BlobNotFoundError';
+  }
+}
+
+/**
+ * Keys are `/`-separated segments of printable characters; empty, `.`/`..` and
+ * dot-leading segments are refused (adapters keep their temporary objects under `.tmp/`).
+ */
+export class InvalidBlobKeyError extends Error {
+  constructor(readonly key: string) {
+    super(`Invalid blob key ${JSON.stringify(key)}`);
+    this.name = 'InvalidBlobKeyError';
   }
 }

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertValidKey, contentAddressedKey, resolveRange } from './blob-key';
+import { BlobNotFoundError, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.port';
+import { HashingLimiter } from './hashing-limiter';
+
+const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+async function fsync(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Blobs as files under one directory, keys as relative paths. Uploads stream into
+ * `.tmp/`, are fsynced, then renamed into place, so a reader (or a crash) never sees a
+ * half-written file. The SHA-256 of each blob sits beside it under `.meta/`.
+ */
+export class FsBlobStore implements BlobStore {
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string) {
+    assertValidKey(key);
+    return join(this.root, key);
+  }
+
+  private metaPathOf(key: string) {
+    return join(this.root, '.meta', `${key}.json`);
+  }
+
+  /** streams the body into a temporary file; nothing is left behind when it fails */
+  private async receive(body: Readable, options: PutOptions): Promise<{ temporary: string; size: number; sha256: string }> {
+    const temporary = join(this.root, '.tmp', randomUUID());
+    await mkdir(dirname(temporary), { recursive: true });
+    const limiter = new HashingLimiter(options.maxBytes);
+    try {
+      await pipeline(body, limiter, createWriteStream(temporary, { flags: 'wx' }));
+      await fsync(temporary);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    return { temporary, size: limiter.size, sha256: limiter.sha256 };
+  }
+
+  private async moveIntoPlace(temporary: string, key: string, sha256: string): Promise<void> {
+    const target = this.pathOf(key);
+    const meta = this.metaPathOf(key);
+    await mkdir(dirname(meta), { recursive: true });
+    await writeFile(meta, JSON.stringify({ sha256 }));
+    await mkdir(dirname(target), { recursive: true });
+    await rename(temporary, target);
+    await fsync(dirname(target));
+  }
+
+  async put(key: string, body: Readable, options: PutOptions = {}): Promise<BlobInfo> {
+    assertValidKey(key);
+    const { temporary, size, sha256 } = await this.receive(body, options);
+    await this.moveIntoPlace(temporary, key, sha256);
+    return { key, size, sha256 };
+  }
+
+  async putContentAddressed(prefix: string, body: Readable, options: PutOptions = {}): Promise<BlobInfo> {
+    const { temporary, size, sha256 } = await this.receive(body, options);
+    const key = contentAddressedKey(prefix, sha256);
+    if (await this.head(key)) await rm(temporary, { force: true });
+    else await this.moveIntoPlace(temporary, key, sha256);
+    return { key, size, sha256 };
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    // opening first pins the file: a concurrent delete or replace cannot cut the read short
+    const handle = await open(this.pathOf(key), 'r').catch((error) => {
+      throw isMissing(error) ? new BlobNotFoundError(key) : error;
+    });
+    try {
+      const { size } = await handle.stat();
+      const bounds = range ? resolveRange(range, size) : undefined;
+      return handle.createReadStream(bounds ?? {});
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  async head(key: string): Promise<{ size: number; sha256?: string } | undefined> {
+    try {
+      const { size } = await stat(this.pathOf(key));
+      const meta = await readFile(this.metaPathOf(key), 'utf8').catch(() => undefined);
+      return { size, ...(meta ? { sha256: (JSON.parse(meta) as { sha256: string }).sha256 } : {}) };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+    await rm(this.metaPathOf(key), { force: true });
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    if (prefix) assertValidKey(`${prefix}x`);
+    const base = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
+    yield* this.walk(base, prefix);
+  }
+
+  private async *walk(directory: string, prefix: string): AsyncIterable<string> {
+    const entries = await readdir(join(this.root, directory), { withFileTypes: true }).catch((error) => {
+      if (isMissing(error)) return [];
+      throw error;
+    });
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.')) continue;
+      const key = directory ? `${directory}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (key.startsWith(prefix) || prefix.startsWith(`${key}/`)) yield* this.walk(key, prefix);
+      } else if (key.startsWith(prefix)) yield key;
+    }
+  }
+
+  async close(): Promise<void> {}
+}
