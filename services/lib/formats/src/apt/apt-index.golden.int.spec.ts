@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDeb, type DebSpec } from '@packyard/testing';
+import { parseDeb } from '../deb/deb.parser';
+import { type AptIndexEntry, buildPackagesIndex, packagesForArchitecture, packagesStanza } from './packages-index.writer';
+import { buildRelease } from './release.writer';
+
+const run = promisify(execFile);
+
+const CORPUS: DebSpec[] = [
+  { name: 'hello', version: '1.0-1', arch: 'amd64', depends: 'libc6 (>= 2.34)', compression: 'xz' },
+  { name: 'hello-doc', version: '1.0-1', arch: 'all', compression: 'gzip' },
+  { name: 'hello-data', version: '2:3.1~rc1-0ubuntu2', arch: 'all', description: 'data files\n with a longer description.\n .\n And a second paragraph.', compression: 'zstd' },
+  { name: 'widget', version: '0.9+git20240101-3', arch: 'amd64', depends: 'hello (= 1.0-1) | hello-doc', compression: 'none' },
+  { name: 'widget', version: '0.9+git20240101-3', arch: 'arm64', compression: 'xz' },
+  { name: 'libacme1', version: '5.2.1-1', arch: 'amd64', depends: 'libc6 (>= 2.17), libstdc++6', compression: 'zstd' },
+];
+
+/** Packages-file stanzas as maps keyed by "name arch", values trimmed per line. */
+function readStanzas(text: string): Map<string, Record<string, string>> {
+  const stanzas = new Map<string, Record<string, string>>();
+  for (const block of text.split(/\n\n+/).filter((part) => part.trim())) {
+    const fields: Record<string, string> = {};
+    let last = '';
+    for (const line of block.split('\n')) {
+      if (line.startsWith(' ')) fields[last] += `\n${line}`;
+      else {
+        last = line.slice(0, line.indexOf(':'));
+        fields[last] = line.slice(line.indexOf(':') + 1).trim();
+      }
+    }
+    stanzas.set(`${fields.Package} ${fields.Architecture}`, fields);
+  }
+  return stanzas;
+}
+
+describe('APT index writers against apt-ftparchive', () => {
+  let root: string;
+  let entries: AptIndexEntry[];
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'packyard-apt-golden-'));
+    const files = await Promise.all(CORPUS.map((spec) => buildDeb(spec, join(root, 'pool/main', spec.name[0], spec.name))));
+    entries = await Promise.all(
+      files.map(async (file) => {
+        const deb = await parseDeb(createReadStream(file));
+        return { control: deb.control, filename: relative(root, file), file: deb.file };
+      }),
+    );
+  });
+
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('writes the same Packages stanzas as apt-ftparchive, field by field', async () => {
+    const { stdout } = await run('apt-ftparchive', ['packages', 'pool'], { cwd: root });
+    const expected = readStanzas(stdout);
+    const ours = readStanzas(entries.map(packagesStanza).join(''));
+    expect(ours.size).toBe(CORPUS.length);
+    expect([...ours.keys()].sort()).toEqual([...expected.keys()].sort());
+    for (const [key, fields] of expected) expect({ key, ...ours.get(key) }).toEqual({ key, ...fields });
+  });
+
+  it('lists the same hashes and sizes as apt-ftparchive release for our index files', async () => {
+    const dists = join(root, 'dists/noble');
+    const written = [];
+    for (const architecture of ['amd64', 'arm64']) {
+      const stanzas = packagesForArchitecture(entries, architecture).map(packagesStanza);
+      written.push(...(await buildPackagesIndex(stanzas, { component: 'main', architecture })));
+    }
+    for (const file of written) {
+      await mkdir(join(dists, file.path, '..'), { recursive: true });
+      await writeFile(join(dists, file.path), file.bytes);
+    }
+    const ours = buildRelease(written, {
+      origin: 'Packyard', label: 'Packyard', suite: 'noble', codename: 'noble', date: new Date(0),
+      architectures: ['amd64', 'arm64'], components: ['main'], description: 'golden',
+    });
+    const { stdout } = await run('apt-ftparchive', ['release', '.'], { cwd: dists });
+    const hashLines = (text: string, field: string) => {
+      const section = text.split(`\n${field}:\n`)[1]?.split(/\n(?! )/)[0] ?? '';
+      return section.split('\n').filter(Boolean).map((line) => line.trim().split(/\s+/).join(' ')).sort();
+    };
+    for (const field of ['MD5Sum', 'SHA256', 'SHA512']) {
+      expect(hashLines(ours, field)).toEqual(hashLines(stdout, field));
+      expect(hashLines(ours, field)).toHaveLength(written.length);
+    }
+  });
+
+  it('puts arch-all packages in every binary index, readable by the real decompressors', async () => {
+    const files = await buildPackagesIndex(packagesForArchitecture(entries, 'arm64').map(packagesStanza), { component: 'main', architecture: 'arm64' });
+    const [plain, gz, xz] = files;
+    const dir = await mkdtemp(join(tmpdir(), 'packyard-apt-decompress-'));
+    try {
+      await writeFile(join(dir, 'Packages.gz'), gz.bytes);
+      await writeFile(join(dir, 'Packages.xz'), xz.bytes);
+      expect((await run('gzip', ['-dc', join(dir, 'Packages.gz')], { encoding: 'buffer' })).stdout).toEqual(plain.bytes);
+      expect((await run('xz', ['-dc', join(dir, 'Packages.xz')], { encoding: 'buffer' })).stdout).toEqual(plain.bytes);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect([...readStanzas(plain.bytes.toString()).keys()].sort()).toEqual(['hello-data all', 'hello-doc all', 'widget arm64']);
+  });
+});
