@@ -1,0 +1,2 @@
+export { createSecretBox, SecretBoxError, MASTER_KEY_BYTES, type SecretBox } from './secret-box';
+export { loadOrCreateMasterKey } from './master-key';
