@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { ServerError, Status } from 'nice-grpc';
 import {
   callerMaySee,
   forbidden,
@@ -18,10 +17,6 @@ import { isRepositoryIntegrationEvent, repositoriesStream } from '../repositorie
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
 
 const toRepository = (doc: RepositoryDocument): Repository => ({ ...doc });
-
-const notYet = () => {
-  throw new ServerError(Status.UNIMPLEMENTED, 'not implemented yet');
-};
 
 export function repositoryHandlers(
   es: EventSourcing,
@@ -100,10 +95,5 @@ export function repositoryHandlers(
       if (!doc) throw notFound('PACKYARD_REPOSITORY_NOT_FOUND', 'Repository not found');
       return { repositoryId: doc.id, workspaceId: doc.workspaceId, ownerId: doc.ownerId, kind: doc.kind, name: doc.name };
     },
-
-    // packages and publication: implemented by the package pipeline
-    listPackages: notYet,
-    deletePackage: notYet,
-    waitForPublication: notYet,
   };
 }

@@ -12,22 +12,54 @@ export interface ClaimUploadRequest {
   workspaceId: string;
   repositoryId: string;
   stagingKey: string;
+  /** the client's file name: only its extension is looked at, never used as a path */
   filename: string;
+  /** "distro/version", e.g. "ubuntu/noble" */
   distribution: string;
 }
 
-export interface UploadedPackage {
+/**
+ * The package object of the API (spec: id, name, version, architecture, filename,
+ * sizeBytes, downloads, publishedAt) plus where it is published and its digest.
+ */
+export interface Package {
   id: string;
   repositoryId: string;
   name: string;
   version: string;
   architecture: string;
+  /** derived from name, version and architecture (never the uploaded file name) */
   filename: string;
   sizeBytes: number;
   downloads: number;
   publishedAt: string;
   distribution: string;
   sha256: string;
+}
+
+export interface ListPackagesRequest {
+  workspaceId: string;
+  repositoryId: string;
+  /** case-insensitive substring of the name */
+  q: string;
+  /** zero-based */
+  page: number;
+  /** default 20 */
+  size: number;
+}
+
+export interface ListPackagesResponse {
+  items: Package[];
+  total: number;
+}
+
+export interface DeletePackageRequest {
+  workspaceId: string;
+  repositoryId: string;
+  packageId: string;
+}
+
+export interface DeletePackageResponse {
 }
 
 export interface GetPackageFileRequest {
@@ -187,7 +219,7 @@ export const ClaimUploadRequest: MessageFns<ClaimUploadRequest> = {
   },
 };
 
-function createBaseUploadedPackage(): UploadedPackage {
+function createBasePackage(): Package {
   return {
     id: "",
     repositoryId: "",
@@ -203,8 +235,8 @@ function createBaseUploadedPackage(): UploadedPackage {
   };
 }
 
-export const UploadedPackage: MessageFns<UploadedPackage> = {
-  encode(message: UploadedPackage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const Package: MessageFns<Package> = {
+  encode(message: Package, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -241,7 +273,7 @@ export const UploadedPackage: MessageFns<UploadedPackage> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): UploadedPackage {
+  decode(input: BinaryReader | Uint8Array, length?: number): Package {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -250,7 +282,7 @@ export const UploadedPackage: MessageFns<UploadedPackage> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseUploadedPackage();
+      const message = createBasePackage();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -354,7 +386,7 @@ export const UploadedPackage: MessageFns<UploadedPackage> = {
     }
   },
 
-  fromJSON(object: any): UploadedPackage {
+  fromJSON(object: any): Package {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       repositoryId: isSet(object.repositoryId)
@@ -382,7 +414,7 @@ export const UploadedPackage: MessageFns<UploadedPackage> = {
     };
   },
 
-  toJSON(message: UploadedPackage): unknown {
+  toJSON(message: Package): unknown {
     const obj: any = {};
     if (message.id !== "") {
       obj.id = message.id;
@@ -420,11 +452,11 @@ export const UploadedPackage: MessageFns<UploadedPackage> = {
     return obj;
   },
 
-  create(base?: DeepPartial<UploadedPackage>): UploadedPackage {
-    return UploadedPackage.fromPartial(base ?? {});
+  create(base?: DeepPartial<Package>): Package {
+    return Package.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<UploadedPackage>): UploadedPackage {
-    const message = createBaseUploadedPackage();
+  fromPartial(object: DeepPartial<Package>): Package {
+    const message = createBasePackage();
     message.id = object.id ?? "";
     message.repositoryId = object.repositoryId ?? "";
     message.name = object.name ?? "";
@@ -436,6 +468,397 @@ export const UploadedPackage: MessageFns<UploadedPackage> = {
     message.publishedAt = object.publishedAt ?? "";
     message.distribution = object.distribution ?? "";
     message.sha256 = object.sha256 ?? "";
+    return message;
+  },
+};
+
+function createBaseListPackagesRequest(): ListPackagesRequest {
+  return { workspaceId: "", repositoryId: "", q: "", page: 0, size: 0 };
+}
+
+export const ListPackagesRequest: MessageFns<ListPackagesRequest> = {
+  encode(message: ListPackagesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.q !== "") {
+      writer.uint32(26).string(message.q);
+    }
+    if (message.page !== 0) {
+      writer.uint32(32).int32(message.page);
+    }
+    if (message.size !== 0) {
+      writer.uint32(40).int32(message.size);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPackagesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPackagesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.q = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.size = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPackagesRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      q: isSet(object.q) ? globalThis.String(object.q) : "",
+      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
+      size: isSet(object.size) ? globalThis.Number(object.size) : 0,
+    };
+  },
+
+  toJSON(message: ListPackagesRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.q !== "") {
+      obj.q = message.q;
+    }
+    if (message.page !== 0) {
+      obj.page = Math.round(message.page);
+    }
+    if (message.size !== 0) {
+      obj.size = Math.round(message.size);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListPackagesRequest>): ListPackagesRequest {
+    return ListPackagesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListPackagesRequest>): ListPackagesRequest {
+    const message = createBaseListPackagesRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.q = object.q ?? "";
+    message.page = object.page ?? 0;
+    message.size = object.size ?? 0;
+    return message;
+  },
+};
+
+function createBaseListPackagesResponse(): ListPackagesResponse {
+  return { items: [], total: 0 };
+}
+
+export const ListPackagesResponse: MessageFns<ListPackagesResponse> = {
+  encode(message: ListPackagesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      Package.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPackagesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPackagesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(Package.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPackagesResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => Package.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListPackagesResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => Package.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListPackagesResponse>): ListPackagesResponse {
+    return ListPackagesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListPackagesResponse>): ListPackagesResponse {
+    const message = createBaseListPackagesResponse();
+    message.items = object.items?.map((e) => Package.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseDeletePackageRequest(): DeletePackageRequest {
+  return { workspaceId: "", repositoryId: "", packageId: "" };
+}
+
+export const DeletePackageRequest: MessageFns<DeletePackageRequest> = {
+  encode(message: DeletePackageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.packageId !== "") {
+      writer.uint32(26).string(message.packageId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletePackageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletePackageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.packageId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletePackageRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      packageId: isSet(object.packageId)
+        ? globalThis.String(object.packageId)
+        : isSet(object.package_id)
+        ? globalThis.String(object.package_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeletePackageRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.packageId !== "") {
+      obj.packageId = message.packageId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeletePackageRequest>): DeletePackageRequest {
+    return DeletePackageRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeletePackageRequest>): DeletePackageRequest {
+    const message = createBaseDeletePackageRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.packageId = object.packageId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeletePackageResponse(): DeletePackageResponse {
+  return {};
+}
+
+export const DeletePackageResponse: MessageFns<DeletePackageResponse> = {
+  encode(_: DeletePackageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletePackageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletePackageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeletePackageResponse {
+    return {};
+  },
+
+  toJSON(_: DeletePackageResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeletePackageResponse>): DeletePackageResponse {
+    return DeletePackageResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DeletePackageResponse>): DeletePackageResponse {
+    const message = createBaseDeletePackageResponse();
     return message;
   },
 };
@@ -654,6 +1077,10 @@ export const PackageFile: MessageFns<PackageFile> = {
   },
 };
 
+/**
+ * Artifact owns packages: it checks, parses and stores uploads content-addressed, keeps
+ * the package aggregate (PackageUploaded / PackageDeleted) and answers the package list.
+ */
 export type ArtifactServiceDefinition = typeof ArtifactServiceDefinition;
 export const ArtifactServiceDefinition = {
   name: "ArtifactService",
@@ -661,13 +1088,30 @@ export const ArtifactServiceDefinition = {
   methods: {
     /**
      * The gateway has streamed the upload into the blob store's staging area; artifact
-     * claims it by reference (checks, parses, stores content-addressed).
+     * claims it by reference (checks, parses, stores content-addressed) and always
+     * removes the staging object, accepted or not.
      */
     claimUpload: {
       name: "ClaimUpload",
       requestType: ClaimUploadRequest as typeof ClaimUploadRequest,
       requestStream: false,
-      responseType: UploadedPackage as typeof UploadedPackage,
+      responseType: Package as typeof Package,
+      responseStream: false,
+      options: {},
+    },
+    listPackages: {
+      name: "ListPackages",
+      requestType: ListPackagesRequest as typeof ListPackagesRequest,
+      requestStream: false,
+      responseType: ListPackagesResponse as typeof ListPackagesResponse,
+      responseStream: false,
+      options: {},
+    },
+    deletePackage: {
+      name: "DeletePackage",
+      requestType: DeletePackageRequest as typeof DeletePackageRequest,
+      requestStream: false,
+      responseType: DeletePackageResponse as typeof DeletePackageResponse,
       responseStream: false,
       options: {},
     },
@@ -685,12 +1129,18 @@ export const ArtifactServiceDefinition = {
 export interface ArtifactServiceImplementation<CallContextExt = {}> {
   /**
    * The gateway has streamed the upload into the blob store's staging area; artifact
-   * claims it by reference (checks, parses, stores content-addressed).
+   * claims it by reference (checks, parses, stores content-addressed) and always
+   * removes the staging object, accepted or not.
    */
-  claimUpload(
-    request: ClaimUploadRequest,
+  claimUpload(request: ClaimUploadRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Package>>;
+  listPackages(
+    request: ListPackagesRequest,
     context: CallContext & CallContextExt,
-  ): Promise<DeepPartial<UploadedPackage>>;
+  ): Promise<DeepPartial<ListPackagesResponse>>;
+  deletePackage(
+    request: DeletePackageRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<DeletePackageResponse>>;
   getPackageFile(
     request: GetPackageFileRequest,
     context: CallContext & CallContextExt,
@@ -700,12 +1150,18 @@ export interface ArtifactServiceImplementation<CallContextExt = {}> {
 export interface ArtifactServiceClient<CallOptionsExt = {}> {
   /**
    * The gateway has streamed the upload into the blob store's staging area; artifact
-   * claims it by reference (checks, parses, stores content-addressed).
+   * claims it by reference (checks, parses, stores content-addressed) and always
+   * removes the staging object, accepted or not.
    */
-  claimUpload(
-    request: DeepPartial<ClaimUploadRequest>,
+  claimUpload(request: DeepPartial<ClaimUploadRequest>, options?: CallOptions & CallOptionsExt): Promise<Package>;
+  listPackages(
+    request: DeepPartial<ListPackagesRequest>,
     options?: CallOptions & CallOptionsExt,
-  ): Promise<UploadedPackage>;
+  ): Promise<ListPackagesResponse>;
+  deletePackage(
+    request: DeepPartial<DeletePackageRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<DeletePackageResponse>;
   getPackageFile(
     request: DeepPartial<GetPackageFileRequest>,
     options?: CallOptions & CallOptionsExt,

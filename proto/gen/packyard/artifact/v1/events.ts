@@ -12,16 +12,22 @@ export interface PackageUploaded {
   repositoryId: string;
   workspaceId: string;
   ownerId: string;
+  /** "DEB" | "RPM" */
   kind: string;
+  /** "distro/version" chosen at upload */
   distribution: string;
   name: string;
   version: string;
   architecture: string;
+  /** canonical file name, e.g. hello_1.0-1_amd64.deb / hello-1.0-1.x86_64.rpm */
   filename: string;
   sizeBytes: number;
   sha256: string;
   blobKey: string;
-  /** the index entry (Packages stanza or primary/filelists/other fragments) as JSON */
+  /**
+   * what the index writers need, as JSON: DEB {"control":[{name,value}],"file":{size,md5,sha1,sha256,sha512}},
+   * RPM {"rpm": RpmPackage} (services/lib/formats)
+   */
   indexEntryJson: string;
   uploadedAt: string;
 }
@@ -35,8 +41,15 @@ export interface PackageDeleted {
   sizeBytes: number;
   blobKey: string;
   deletedAt: string;
+  /** "deleted" (by a user) | "repository-deleted" */
+  reason: string;
 }
 
+/**
+ * Emitted by delivery when it served a package file (possibly a batch: `count` downloads
+ * of one package); artifact adds them to the package's `downloads`. `downloaded_at` is the
+ * time of the last download in the batch.
+ */
 export interface PackageDownloaded {
   packageId: string;
   repositoryId: string;
@@ -399,6 +412,7 @@ function createBasePackageDeleted(): PackageDeleted {
     sizeBytes: 0,
     blobKey: "",
     deletedAt: "",
+    reason: "",
   };
 }
 
@@ -427,6 +441,9 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
     }
     if (message.deletedAt !== "") {
       writer.uint32(66).string(message.deletedAt);
+    }
+    if (message.reason !== "") {
+      writer.uint32(74).string(message.reason);
     }
     return writer;
   },
@@ -508,6 +525,14 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
             message.deletedAt = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -558,6 +583,7 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
         : isSet(object.deleted_at)
         ? globalThis.String(object.deleted_at)
         : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
     };
   },
 
@@ -587,6 +613,9 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
     if (message.deletedAt !== "") {
       obj.deletedAt = message.deletedAt;
     }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
     return obj;
   },
 
@@ -603,6 +632,7 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
     message.sizeBytes = object.sizeBytes ?? 0;
     message.blobKey = object.blobKey ?? "";
     message.deletedAt = object.deletedAt ?? "";
+    message.reason = object.reason ?? "";
     return message;
   },
 };

@@ -27,37 +27,76 @@ export interface RepositoryDeleted {
 }
 
 /**
- * One index file of a generation: its path below the distribution root and where
- * its bytes are (content-addressed).
+ * One file of a publication generation: its path below the distribution root and
+ * where its bytes are (content-addressed in the blob store). Delivery serves a generation
+ * from this list alone. URL layout (repositoryUrl = {origin}/{deb|rpm}/{workspaceSlug}/{repoName}):
+ *   DEB  {repositoryUrl}/{distro}/dists/{version}/InRelease, Release, Release.gpg,
+ *        {repositoryUrl}/{distro}/dists/{version}/{component}/binary-{arch}/Packages{,.gz,.xz},
+ *        .../binary-{arch}/by-hash/SHA256/<hex> (and SHA512, MD5Sum);
+ *        pool files at {repositoryUrl}/{distro}/pool/{component}/{letter}/{name}/{upload distro}/{upload version}/{file}.deb
+ *        (path here: "pool/...", relative to {repositoryUrl}/{distro}; every other DEB path
+ *        is relative to {repositoryUrl}/{distro} too and starts with "dists/{version}/")
+ *   RPM  {repositoryUrl}/{distro}/{version}/repodata/repomd.xml, repomd.xml.asc, repomd.xml.key,
+ *        repodata/<sha256>-{primary,filelists,other}.xml.gz,
+ *        Packages/{upload distro}/{upload version}/{letter}/{file}.rpm
+ *        (paths relative to {repositoryUrl}/{distro}/{version})
  */
 export interface IndexFile {
   path: string;
   blobKey: string;
   size: number;
   sha256: string;
+  contentType: string;
+  /** true for pool/package files (long-lived, immutable by path); false for metadata */
+  package: boolean;
 }
 
+/** The unsigned metadata of a generation is stored (content-addressed); not yet visible. */
 export interface IndexBuilt {
   repositoryId: string;
+  /** "distro/version" */
   distribution: string;
   generation: number;
   files: IndexFile[];
   builtAt: string;
 }
 
+/** The signing module's signatures over the built metadata are stored; not yet visible. */
 export interface IndexSigned {
   repositoryId: string;
   distribution: string;
   generation: number;
+  /** the signature files (InRelease, Release.gpg / repomd.xml.asc, repomd.xml.key) */
   files: IndexFile[];
   signedAt: string;
+  keyFingerprint: string;
 }
 
+/**
+ * The pointer swap: `generation` is now the current publication of the distribution.
+ * Carries everything delivery needs to serve it without calling repository.
+ */
 export interface IndexPublished {
   repositoryId: string;
+  /** "distro/version" */
   distribution: string;
   generation: number;
   publishedAt: string;
+  /** "DEB" | "RPM" */
+  kind: string;
+  workspaceId: string;
+  workspaceSlug: string;
+  repositoryName: string;
+  distro: string;
+  version: string;
+  /** every file of the generation: metadata, signatures, by-hash copies and pool files */
+  files: IndexFile[];
+  /**
+   * older generations that stay readable (at most 3), newest first; their files are
+   * in their own IndexPublished events
+   */
+  retainedGenerations: number[];
+  ownerId: string;
 }
 
 function createBaseRepositoryCreated(): RepositoryCreated {
@@ -421,7 +460,7 @@ export const RepositoryDeleted: MessageFns<RepositoryDeleted> = {
 };
 
 function createBaseIndexFile(): IndexFile {
-  return { path: "", blobKey: "", size: 0, sha256: "" };
+  return { path: "", blobKey: "", size: 0, sha256: "", contentType: "", package: false };
 }
 
 export const IndexFile: MessageFns<IndexFile> = {
@@ -437,6 +476,12 @@ export const IndexFile: MessageFns<IndexFile> = {
     }
     if (message.sha256 !== "") {
       writer.uint32(34).string(message.sha256);
+    }
+    if (message.contentType !== "") {
+      writer.uint32(42).string(message.contentType);
+    }
+    if (message.package !== false) {
+      writer.uint32(48).bool(message.package);
     }
     return writer;
   },
@@ -486,6 +531,22 @@ export const IndexFile: MessageFns<IndexFile> = {
             message.sha256 = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.package = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -508,6 +569,12 @@ export const IndexFile: MessageFns<IndexFile> = {
         : "",
       size: isSet(object.size) ? globalThis.Number(object.size) : 0,
       sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
+      package: isSet(object.package) ? globalThis.Boolean(object.package) : false,
     };
   },
 
@@ -525,6 +592,12 @@ export const IndexFile: MessageFns<IndexFile> = {
     if (message.sha256 !== "") {
       obj.sha256 = message.sha256;
     }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
+    if (message.package !== false) {
+      obj.package = message.package;
+    }
     return obj;
   },
 
@@ -537,6 +610,8 @@ export const IndexFile: MessageFns<IndexFile> = {
     message.blobKey = object.blobKey ?? "";
     message.size = object.size ?? 0;
     message.sha256 = object.sha256 ?? "";
+    message.contentType = object.contentType ?? "";
+    message.package = object.package ?? false;
     return message;
   },
 };
@@ -683,7 +758,7 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
 };
 
 function createBaseIndexSigned(): IndexSigned {
-  return { repositoryId: "", distribution: "", generation: 0, files: [], signedAt: "" };
+  return { repositoryId: "", distribution: "", generation: 0, files: [], signedAt: "", keyFingerprint: "" };
 }
 
 export const IndexSigned: MessageFns<IndexSigned> = {
@@ -702,6 +777,9 @@ export const IndexSigned: MessageFns<IndexSigned> = {
     }
     if (message.signedAt !== "") {
       writer.uint32(42).string(message.signedAt);
+    }
+    if (message.keyFingerprint !== "") {
+      writer.uint32(50).string(message.keyFingerprint);
     }
     return writer;
   },
@@ -759,6 +837,14 @@ export const IndexSigned: MessageFns<IndexSigned> = {
             message.signedAt = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.keyFingerprint = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -786,6 +872,11 @@ export const IndexSigned: MessageFns<IndexSigned> = {
         : isSet(object.signed_at)
         ? globalThis.String(object.signed_at)
         : "",
+      keyFingerprint: isSet(object.keyFingerprint)
+        ? globalThis.String(object.keyFingerprint)
+        : isSet(object.key_fingerprint)
+        ? globalThis.String(object.key_fingerprint)
+        : "",
     };
   },
 
@@ -806,6 +897,9 @@ export const IndexSigned: MessageFns<IndexSigned> = {
     if (message.signedAt !== "") {
       obj.signedAt = message.signedAt;
     }
+    if (message.keyFingerprint !== "") {
+      obj.keyFingerprint = message.keyFingerprint;
+    }
     return obj;
   },
 
@@ -819,12 +913,27 @@ export const IndexSigned: MessageFns<IndexSigned> = {
     message.generation = object.generation ?? 0;
     message.files = object.files?.map((e) => IndexFile.fromPartial(e)) || [];
     message.signedAt = object.signedAt ?? "";
+    message.keyFingerprint = object.keyFingerprint ?? "";
     return message;
   },
 };
 
 function createBaseIndexPublished(): IndexPublished {
-  return { repositoryId: "", distribution: "", generation: 0, publishedAt: "" };
+  return {
+    repositoryId: "",
+    distribution: "",
+    generation: 0,
+    publishedAt: "",
+    kind: "",
+    workspaceId: "",
+    workspaceSlug: "",
+    repositoryName: "",
+    distro: "",
+    version: "",
+    files: [],
+    retainedGenerations: [],
+    ownerId: "",
+  };
 }
 
 export const IndexPublished: MessageFns<IndexPublished> = {
@@ -840,6 +949,37 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     }
     if (message.publishedAt !== "") {
       writer.uint32(34).string(message.publishedAt);
+    }
+    if (message.kind !== "") {
+      writer.uint32(42).string(message.kind);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(50).string(message.workspaceId);
+    }
+    if (message.workspaceSlug !== "") {
+      writer.uint32(58).string(message.workspaceSlug);
+    }
+    if (message.repositoryName !== "") {
+      writer.uint32(66).string(message.repositoryName);
+    }
+    if (message.distro !== "") {
+      writer.uint32(74).string(message.distro);
+    }
+    if (message.version !== "") {
+      writer.uint32(82).string(message.version);
+    }
+    for (const v of message.files) {
+      IndexFile.encode(v!, writer.uint32(90).fork()).join();
+    }
+    if (message.retainedGenerations.length !== 0) {
+      writer.uint32(98).fork();
+      for (const v of message.retainedGenerations) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(106).string(message.ownerId);
     }
     return writer;
   },
@@ -889,6 +1029,88 @@ export const IndexPublished: MessageFns<IndexPublished> = {
             message.publishedAt = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.workspaceSlug = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.repositoryName = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.distro = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.files.push(IndexFile.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag === 96) {
+              message.retainedGenerations.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 98) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.retainedGenerations.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -915,6 +1137,37 @@ export const IndexPublished: MessageFns<IndexPublished> = {
         : isSet(object.published_at)
         ? globalThis.String(object.published_at)
         : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      workspaceSlug: isSet(object.workspaceSlug)
+        ? globalThis.String(object.workspaceSlug)
+        : isSet(object.workspace_slug)
+        ? globalThis.String(object.workspace_slug)
+        : "",
+      repositoryName: isSet(object.repositoryName)
+        ? globalThis.String(object.repositoryName)
+        : isSet(object.repository_name)
+        ? globalThis.String(object.repository_name)
+        : "",
+      distro: isSet(object.distro) ? globalThis.String(object.distro) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      files: globalThis.Array.isArray(object?.files)
+        ? object.files.map((e: any) => IndexFile.fromJSON(e))
+        : [],
+      retainedGenerations: globalThis.Array.isArray(object?.retainedGenerations)
+        ? object.retainedGenerations.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.retained_generations)
+        ? object.retained_generations.map((e: any) => globalThis.Number(e))
+        : [],
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
     };
   },
 
@@ -932,6 +1185,33 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     if (message.publishedAt !== "") {
       obj.publishedAt = message.publishedAt;
     }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.workspaceSlug !== "") {
+      obj.workspaceSlug = message.workspaceSlug;
+    }
+    if (message.repositoryName !== "") {
+      obj.repositoryName = message.repositoryName;
+    }
+    if (message.distro !== "") {
+      obj.distro = message.distro;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.files?.length) {
+      obj.files = message.files.map((e) => IndexFile.toJSON(e));
+    }
+    if (message.retainedGenerations?.length) {
+      obj.retainedGenerations = message.retainedGenerations.map((e) => Math.round(e));
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
     return obj;
   },
 
@@ -944,6 +1224,15 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     message.distribution = object.distribution ?? "";
     message.generation = object.generation ?? 0;
     message.publishedAt = object.publishedAt ?? "";
+    message.kind = object.kind ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.workspaceSlug = object.workspaceSlug ?? "";
+    message.repositoryName = object.repositoryName ?? "";
+    message.distro = object.distro ?? "";
+    message.version = object.version ?? "";
+    message.files = object.files?.map((e) => IndexFile.fromPartial(e)) || [];
+    message.retainedGenerations = object.retainedGenerations?.map((e) => e) || [];
+    message.ownerId = object.ownerId ?? "";
     return message;
   },
 };

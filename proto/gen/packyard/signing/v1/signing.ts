@@ -15,6 +15,8 @@ export interface GetPublicKeyRequest {
 export interface PublicKey {
   armored: string;
   fingerprint: string;
+  /** the binary keyring apt's signed-by=/…/<repo>.gpg needs */
+  binary: Buffer;
 }
 
 export interface SignRequest {
@@ -28,6 +30,7 @@ export interface SignResponse {
   clearsigned: Buffer;
   detached: Buffer;
   detachedArmored: Buffer;
+  keyFingerprint: string;
 }
 
 function createBaseGetPublicKeyRequest(): GetPublicKeyRequest {
@@ -104,7 +107,7 @@ export const GetPublicKeyRequest: MessageFns<GetPublicKeyRequest> = {
 };
 
 function createBasePublicKey(): PublicKey {
-  return { armored: "", fingerprint: "" };
+  return { armored: "", fingerprint: "", binary: Buffer.alloc(0) };
 }
 
 export const PublicKey: MessageFns<PublicKey> = {
@@ -114,6 +117,9 @@ export const PublicKey: MessageFns<PublicKey> = {
     }
     if (message.fingerprint !== "") {
       writer.uint32(18).string(message.fingerprint);
+    }
+    if (message.binary.length !== 0) {
+      writer.uint32(26).bytes(message.binary);
     }
     return writer;
   },
@@ -147,6 +153,14 @@ export const PublicKey: MessageFns<PublicKey> = {
             message.fingerprint = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.binary = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -163,6 +177,7 @@ export const PublicKey: MessageFns<PublicKey> = {
     return {
       armored: isSet(object.armored) ? globalThis.String(object.armored) : "",
       fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
+      binary: isSet(object.binary) ? Buffer.from(bytesFromBase64(object.binary)) : Buffer.alloc(0),
     };
   },
 
@@ -174,6 +189,9 @@ export const PublicKey: MessageFns<PublicKey> = {
     if (message.fingerprint !== "") {
       obj.fingerprint = message.fingerprint;
     }
+    if (message.binary.length !== 0) {
+      obj.binary = base64FromBytes(message.binary);
+    }
     return obj;
   },
 
@@ -184,6 +202,7 @@ export const PublicKey: MessageFns<PublicKey> = {
     const message = createBasePublicKey();
     message.armored = object.armored ?? "";
     message.fingerprint = object.fingerprint ?? "";
+    message.binary = object.binary ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -294,7 +313,12 @@ export const SignRequest: MessageFns<SignRequest> = {
 };
 
 function createBaseSignResponse(): SignResponse {
-  return { clearsigned: Buffer.alloc(0), detached: Buffer.alloc(0), detachedArmored: Buffer.alloc(0) };
+  return {
+    clearsigned: Buffer.alloc(0),
+    detached: Buffer.alloc(0),
+    detachedArmored: Buffer.alloc(0),
+    keyFingerprint: "",
+  };
 }
 
 export const SignResponse: MessageFns<SignResponse> = {
@@ -307,6 +331,9 @@ export const SignResponse: MessageFns<SignResponse> = {
     }
     if (message.detachedArmored.length !== 0) {
       writer.uint32(26).bytes(message.detachedArmored);
+    }
+    if (message.keyFingerprint !== "") {
+      writer.uint32(34).string(message.keyFingerprint);
     }
     return writer;
   },
@@ -348,6 +375,14 @@ export const SignResponse: MessageFns<SignResponse> = {
             message.detachedArmored = Buffer.from(reader.bytes());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.keyFingerprint = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -369,6 +404,11 @@ export const SignResponse: MessageFns<SignResponse> = {
         : isSet(object.detached_armored)
         ? Buffer.from(bytesFromBase64(object.detached_armored))
         : Buffer.alloc(0),
+      keyFingerprint: isSet(object.keyFingerprint)
+        ? globalThis.String(object.keyFingerprint)
+        : isSet(object.key_fingerprint)
+        ? globalThis.String(object.key_fingerprint)
+        : "",
     };
   },
 
@@ -383,6 +423,9 @@ export const SignResponse: MessageFns<SignResponse> = {
     if (message.detachedArmored.length !== 0) {
       obj.detachedArmored = base64FromBytes(message.detachedArmored);
     }
+    if (message.keyFingerprint !== "") {
+      obj.keyFingerprint = message.keyFingerprint;
+    }
     return obj;
   },
 
@@ -394,6 +437,7 @@ export const SignResponse: MessageFns<SignResponse> = {
     message.clearsigned = object.clearsigned ?? Buffer.alloc(0);
     message.detached = object.detached ?? Buffer.alloc(0);
     message.detachedArmored = object.detachedArmored ?? Buffer.alloc(0);
+    message.keyFingerprint = object.keyFingerprint ?? "";
     return message;
   },
 };
