@@ -29,7 +29,10 @@ async function shellChunks() {
 async function remoteFirstLoad(name) {
   const dist = join(frontends, name, 'dist');
   const manifest = JSON.parse(await readFile(join(dist, 'mf-manifest.json'), 'utf8').catch(() => 'null'));
-  if (!manifest) return [];
+  if (!manifest) {
+    console.log(`        —   ${name}: no build yet, not counted`);
+    return [];
+  }
   const entry = join(dist, manifest.metaData.remoteEntry.path ?? '', manifest.metaData.remoteEntry.name);
   const register = manifest.exposes.find((expose) => expose.path === './register');
   const syncJs = register?.assets.js.sync ?? [];

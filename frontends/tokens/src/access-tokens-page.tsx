@@ -110,7 +110,7 @@ function TokenCreatedDialog({ token, onDone }: { token: string | undefined; onDo
       <div className="pk-notice" role="note">
         Make sure to copy your token now. You won't be able to see it again!
       </div>
-      <CodeBlock code={token ?? ''} />
+      <CodeBlock code={token ?? ''} wrap />
     </Dialog>
   );
 }

@@ -63,7 +63,7 @@ export function remoteConfig({ name, port }: { name: string; port: number }) {
     ],
     source: { entry: { index: './src/isolated.ts' } },
     server: { ...common.server, port, historyApiFallback: true },
+    // In production the gateway serves the build at /remotes/<name>/; the dev server at its root.
     output: { ...common.output, assetPrefix: `/remotes/${name}/` },
-    dev: { assetPrefix: `/remotes/${name}/` },
   });
 }

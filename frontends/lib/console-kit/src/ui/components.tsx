@@ -276,10 +276,10 @@ export function CopyButton({ text, label = 'Copy', withText = false }: { text: s
   return <IconButton label={label} icon={copied ? 'check' : 'copy'} onClick={copy} />;
 }
 
-/** A command or text block with its copy button. */
-export function CodeBlock({ code, copyLabel = 'Copy' }: { code: string; copyLabel?: string }) {
+/** A command or text block with its copy button; `wrap` breaks long values (tokens) instead of scrolling. */
+export function CodeBlock({ code, copyLabel = 'Copy', wrap = false }: { code: string; copyLabel?: string; wrap?: boolean }) {
   return (
-    <div className="pk-code">
+    <div className={wrap ? 'pk-code pk-code--wrap' : 'pk-code'}>
       <pre>
         <code>{code}</code>
       </pre>
