@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { ServiceImplementation } from 'nice-grpc';
+import { handleCommand, notFound, type Caller, type CallerContext, type EventSourcing } from '@packyard/platform';
+import type { Workspace, WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
+import {
+  egressIn,
+  monthOf,
+  OWNER_USAGE,
+  WORKSPACE_REPOSITORIES,
+  WORKSPACE_USAGE,
+  WORKSPACES,
+  type UsageDocument,
+  type WorkspaceDocument,
+  type WorkspaceRepositoryDocument,
+} from '../projections/workspaces.projection';
+import { workspaceDecider } from '../workspaces/workspace.decider';
+import { slugFor } from '../workspaces/workspace-slug';
+import { workspaceStream } from '../workspaces/workspace.events';
+
+export interface PlanLimits {
+  storageLimitBytes: number;
+  egressLimitBytes: number;
+}
+
+const isIntegration = () => true;
+
+export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): ServiceImplementation<typeof WorkspaceServiceDefinition, CallerContext> {
+  const workspaces = es.readModels.collection<WorkspaceDocument>(WORKSPACES);
+  const repositories = es.readModels.collection<WorkspaceRepositoryDocument>(WORKSPACE_REPOSITORIES);
+  const workspaceUsage = es.readModels.collection<UsageDocument>(WORKSPACE_USAGE);
+  const ownerUsage = es.readModels.collection<UsageDocument>(OWNER_USAGE);
+
+  /** a token limited to one repository sees only the workspace holding it */
+  const maySee = async (caller: Caller, workspace: WorkspaceDocument) => {
+    if (caller.kind === 'system') return true;
+    if (!caller.userId || workspace.ownerId !== caller.userId) return false;
+    if (!caller.repositoryId) return true;
+    return (await repositories.get(caller.repositoryId))?.workspaceId === workspace.id;
+  };
+
+  const visibleWorkspace = async (caller: Caller, id: string) => {
+    const workspace = id ? await workspaces.get(id) : undefined;
+    if (!workspace || !(await maySee(caller, workspace))) throw notFound('PACKYARD_WORKSPACE_NOT_FOUND', 'Workspace not found');
+    return workspace;
+  };
+
+  const toWorkspace = async (doc: WorkspaceDocument): Promise<Workspace> => {
+    const usage = await workspaceUsage.get(doc.id);
+    return {
+      ...doc,
+      repositoryCount: await repositories.count({ workspaceId: doc.id }),
+      storageBytesUsed: usage?.storageBytesUsed ?? 0,
+      bandwidthBytesMonth: egressIn(usage, monthOf(new Date().toISOString())),
+    };
+  };
+
+  return {
+    async createWorkspace(request, { caller }) {
+      const workspaceId = randomUUID();
+      const slug = slugFor(request.name, request.slug);
+      const result = await handleCommand(
+        es.events,
+        workspaceStream(slug),
+        workspaceDecider,
+        { type: 'CreateWorkspace', workspaceId, ownerId: caller.userId, name: request.name, slug, description: request.description, now: new Date().toISOString() },
+        { isIntegration, metadata: { caller } },
+      );
+      await es.caughtUp(result.lastPosition);
+      return toWorkspace(await visibleWorkspace(caller, workspaceId));
+    },
+
+    async listWorkspaces(_request, { caller }) {
+      if (!caller.userId) return { workspaces: [] };
+      const docs = await workspaces.find({ ownerId: caller.userId }, { sort: { field: 'createdAt', direction: 1 } });
+      const visible = [];
+      for (const doc of docs) if (await maySee(caller, doc)) visible.push(await toWorkspace(doc));
+      return { workspaces: visible };
+    },
+
+    async getWorkspace(request, { caller }) {
+      return toWorkspace(await visibleWorkspace(caller, request.id));
+    },
+
+    async deleteWorkspace(request, { caller }) {
+      const workspace = await visibleWorkspace(caller, request.id);
+      const result = await handleCommand(
+        es.events,
+        workspaceStream(workspace.slug),
+        workspaceDecider,
+        { type: 'DeleteWorkspace', workspaceId: workspace.id, now: new Date().toISOString() },
+        { isIntegration, metadata: { caller } },
+      );
+      await es.caughtUp(result.lastPosition);
+      return {};
+    },
+
+    async getUsageSummary(_request, { caller }) {
+      const usage = caller.userId ? await ownerUsage.get(caller.userId) : undefined;
+      return {
+        storageBytesUsed: usage?.storageBytesUsed ?? 0,
+        storageBytesLimit: limits.storageLimitBytes,
+        egressBytesUsed: egressIn(usage, monthOf(new Date().toISOString())),
+        egressBytesLimit: limits.egressLimitBytes,
+      };
+    },
+  };
+}

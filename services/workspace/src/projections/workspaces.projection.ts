@@ -1,0 +1,117 @@
+import { isInboxEvent, type Collection, type Projection, type RecordedEvent } from '@packyard/platform';
+import type { PackageDeleted, PackageDownloaded, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { WorkspaceCreated, WorkspaceDeleted } from '@packyard/proto/packyard/workspace/v1/events';
+
+export interface WorkspaceDocument {
+  id: string;
+  ownerId: string;
+  name: string;
+  slug: string;
+  description: string;
+  createdAt: string;
+}
+
+/** which workspace a repository is in: the repository count, and what a repository-limited token may see */
+export interface WorkspaceRepositoryDocument {
+  id: string;
+  workspaceId: string;
+  ownerId: string;
+}
+
+/** usage of a workspace (id = workspace id) or of a user across workspaces (id = user id) */
+export interface UsageDocument {
+  id: string;
+  storageBytesUsed: number;
+  /** `YYYY-MM` the egress counter is for */
+  egressMonth: string;
+  egressBytesMonth: number;
+  /** the last event position applied: a counter is never bumped twice by a replayed event */
+  position: number;
+}
+
+export const WORKSPACES = 'workspaces';
+export const WORKSPACE_REPOSITORIES = 'workspace_repositories';
+export const WORKSPACE_USAGE = 'workspace_usage';
+export const OWNER_USAGE = 'owner_usage';
+
+export const monthOf = (isoTime: string) => isoTime.slice(0, 7);
+
+/** the egress of `month` recorded in a usage document (0 once the month is over) */
+export const egressIn = (usage: UsageDocument | undefined, month: string) => (usage?.egressMonth === month ? usage.egressBytesMonth : 0);
+
+async function bump(usage: Collection<UsageDocument>, id: string, event: RecordedEvent, change: (doc: UsageDocument) => UsageDocument) {
+  if (!id) return;
+  const doc = (await usage.get(id)) ?? { id, storageBytesUsed: 0, egressMonth: '', egressBytesMonth: 0, position: 0 };
+  if (doc.position >= event.position) return;
+  await usage.upsert({ ...change(doc), position: event.position });
+}
+
+const addStorage = (bytes: number) => (doc: UsageDocument) => ({ ...doc, storageBytesUsed: Math.max(0, doc.storageBytesUsed + bytes) });
+
+const addEgress = (month: string, bytes: number) => (doc: UsageDocument) =>
+  month < doc.egressMonth ? doc : { ...doc, egressMonth: month, egressBytesMonth: (month === doc.egressMonth ? doc.egressBytesMonth : 0) + bytes };
+
+/**
+ * Workspaces, and their usage from other modules' events (recorded in this module's
+ * inbox): repositories from repository's RepositoryCreated/Deleted, storage from
+ * artifact's PackageUploaded/Deleted sizes, egress from PackageDownloaded.
+ */
+export const workspacesProjection: Projection = {
+  name: 'workspaces',
+  collections: [WORKSPACES, WORKSPACE_REPOSITORIES, WORKSPACE_USAGE, OWNER_USAGE],
+  async handle(event, readModels) {
+    const workspaces = readModels.collection<WorkspaceDocument>(WORKSPACES);
+    const repositories = readModels.collection<WorkspaceRepositoryDocument>(WORKSPACE_REPOSITORIES);
+    const workspaceUsage = readModels.collection<UsageDocument>(WORKSPACE_USAGE);
+    const ownerUsage = readModels.collection<UsageDocument>(OWNER_USAGE);
+    const fromInbox = event.stream.startsWith('inbox_');
+    switch (event.type) {
+      case 'WorkspaceCreated': {
+        const data = event.data as WorkspaceCreated;
+        await workspaces.upsert({ id: data.workspaceId, ownerId: data.ownerId, name: data.name, slug: data.slug, description: data.description, createdAt: data.createdAt });
+        return;
+      }
+      case 'WorkspaceDeleted': {
+        const { workspaceId } = event.data as WorkspaceDeleted;
+        await workspaces.delete(workspaceId);
+        await workspaceUsage.delete(workspaceId);
+        return;
+      }
+      case 'RepositoryCreated': {
+        if (!isInboxEvent(event.stream, 'repository')) return;
+        const data = event.data as RepositoryCreated;
+        await repositories.upsert({ id: data.repositoryId, workspaceId: data.workspaceId, ownerId: data.ownerId });
+        return;
+      }
+      case 'RepositoryDeleted': {
+        if (!isInboxEvent(event.stream, 'repository')) return;
+        await repositories.delete((event.data as RepositoryDeleted).repositoryId);
+        return;
+      }
+      case 'PackageUploaded': {
+        if (!fromInbox) return;
+        const data = event.data as PackageUploaded;
+        if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, event, addStorage(data.sizeBytes));
+        await bump(ownerUsage, data.ownerId, event, addStorage(data.sizeBytes));
+        return;
+      }
+      case 'PackageDeleted': {
+        if (!fromInbox) return;
+        const data = event.data as PackageDeleted;
+        // the workspace's own counter is gone with the workspace; the owner's still counts
+        if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, event, addStorage(-data.sizeBytes));
+        await bump(ownerUsage, data.ownerId, event, addStorage(-data.sizeBytes));
+        return;
+      }
+      case 'PackageDownloaded': {
+        if (!fromInbox) return;
+        const data = event.data as PackageDownloaded;
+        const month = monthOf(data.downloadedAt);
+        if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, event, addEgress(month, data.bytes));
+        await bump(ownerUsage, data.ownerId, event, addEgress(month, data.bytes));
+        return;
+      }
+    }
+  },
+};

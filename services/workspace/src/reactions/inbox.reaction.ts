@@ -1,0 +1,17 @@
+import { recordInbox, type BusMessage, type EventStore, type Reaction } from '@packyard/platform';
+
+/** the other modules' events the workspaces projection counts */
+const COUNTED: Record<string, string[]> = {
+  repository: ['RepositoryCreated', 'RepositoryDeleted'],
+  artifact: ['PackageUploaded', 'PackageDeleted', 'PackageDownloaded'],
+  delivery: ['PackageDownloaded'],
+};
+
+/** one reaction per context, so each inbox entry records where it came from */
+export const inboxReactions = (events: EventStore): Reaction[] =>
+  Object.entries(COUNTED).map(([context, types]) => ({
+    contexts: [context],
+    async handle(message: BusMessage) {
+      if (types.includes(message.type)) await recordInbox(events, context, message);
+    },
+  }));
