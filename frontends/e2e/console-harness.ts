@@ -70,6 +70,18 @@ export async function waitForPath(page: Page, expected: string | RegExp, timeout
   }
 }
 
+/** Holds the next `times` matching requests back, so busy and loading states stay on screen long enough to see. */
+export async function delayNext(page: Page, pattern: string, ms: number, times = 1): Promise<void> {
+  await page.route(
+    pattern,
+    async (route) => {
+      await pause(ms);
+      await route.fallback();
+    },
+    { times },
+  );
+}
+
 /** Answers the next window.confirm and returns its text. */
 export function answerNextConfirm(page: Page, accept: boolean): Promise<string> {
   return new Promise((resolve) => {

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import type { RunningPackyard } from '@packyard/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerNextConfirm, buildConsole, REPOSITORY_REMOTE_BUILT, type ConsoleBrowser, openBrowser, pause, screenshot, startPackyard, waitForPath } from './console-harness';
+import { answerNextConfirm, buildConsole, delayNext, REPOSITORY_REMOTE_BUILT, type ConsoleBrowser, openBrowser, pause, screenshot, startPackyard, waitForPath } from './console-harness';
 
 const FIRST_SCREEN_BUDGET_BYTES = 300 * 1024;
 const PASSWORD = 'correct-horse-1';
@@ -38,13 +38,9 @@ describe('console walk-through as a new user (1280 px)', () => {
       if (response.url().endsWith('.js')) scripts.push(response.body().then((body) => gzipSync(body).length));
     });
     // Hold the remotes back a moment so the initial check is observable.
-    await page.route('**/remotes/*/mf-manifest.json', async (route) => {
-      await pause(600);
-      await route.continue();
-    });
+    await delayNext(page, '**/remotes/*/mf-manifest.json', 600, 4);
     await page.goto(at('/workspaces'));
     await page.getByText('Checking your session').waitFor({ state: 'attached' });
-    await page.unroute('**/remotes/*/mf-manifest.json');
     // The guard remembers /workspaces and sends the anonymous visitor to sign in.
     await waitForPath(page, '/login');
     await visible('Sign in to Packyard');
@@ -69,17 +65,13 @@ describe('console walk-through as a new user (1280 px)', () => {
     await visible('Password must be at least 6 characters long');
     await screenshot(page, 'create-account');
 
-    await page.route('**/api/v1/auth/register', async (route) => {
-      await pause(700);
-      await route.continue();
-    });
+    await delayNext(page, '**/api/v1/auth/register', 700);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Confirm password').fill(PASSWORD);
     await button('Create account').click();
     await visible('Creating account...');
     // Registration signs in and returns to the remembered page.
     await waitForPath(page, '/workspaces');
-    await page.unroute('**/api/v1/auth/register');
     await visible('No workspaces yet');
   });
 
@@ -299,15 +291,11 @@ describe('console walk-through as a new user (1280 px)', () => {
     await page.getByRole('alert').waitFor();
     expect((await page.getByRole('alert').innerText()).length).toBeGreaterThan(0);
 
-    await page.route('**/api/v1/auth/login', async (route) => {
-      await pause(700);
-      await route.continue();
-    });
+    await delayNext(page, '**/api/v1/auth/login', 700);
     await page.getByLabel('Password').fill(PASSWORD);
     await button('Sign in').click();
     await visible('Signing in...');
     await waitForPath(page, '/workspaces');
-    await page.unroute('**/api/v1/auth/login');
 
     await button('Sign out').click();
     await waitForPath(page, '/login');
