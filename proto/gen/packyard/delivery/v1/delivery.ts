@@ -8,10 +8,26 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
 
-export interface GetSnippetsRequest {
+export interface GetInstallScriptRequest {
   repositoryId: string;
+  /** "deb" | "rpm" */
+  product: string;
   codename: string;
   component: string;
+  origin: string;
+}
+
+export interface InstallScript {
+  script: string;
+}
+
+export interface GetSnippetsRequest {
+  repositoryId: string;
+  /** DEB only; default: the repository's own codename when it is one of spec §9's, else noble */
+  codename: string;
+  /** DEB only; default: the repository's component, else main */
+  component: string;
+  /** when given, it replaces the placeholder YOUR_TOKEN in the texts */
   token: string;
   origin: string;
 }
@@ -24,12 +40,218 @@ export interface SetupCommands {
 }
 
 export interface Snippets {
+  /** DEB: the manual APT setup (key, token, source line); RPM: empty */
   apt: string;
+  /** RPM: the manual dnf/yum setup (.repo file); DEB: empty */
   yum: string;
   publicKeyUrl: string;
   repositoryUrl: string;
   setupCommands?: SetupCommands | undefined;
 }
+
+function createBaseGetInstallScriptRequest(): GetInstallScriptRequest {
+  return { repositoryId: "", product: "", codename: "", component: "", origin: "" };
+}
+
+export const GetInstallScriptRequest: MessageFns<GetInstallScriptRequest> = {
+  encode(message: GetInstallScriptRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.product !== "") {
+      writer.uint32(18).string(message.product);
+    }
+    if (message.codename !== "") {
+      writer.uint32(26).string(message.codename);
+    }
+    if (message.component !== "") {
+      writer.uint32(34).string(message.component);
+    }
+    if (message.origin !== "") {
+      writer.uint32(42).string(message.origin);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetInstallScriptRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetInstallScriptRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.product = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.codename = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.component = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.origin = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetInstallScriptRequest {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      product: isSet(object.product) ? globalThis.String(object.product) : "",
+      codename: isSet(object.codename) ? globalThis.String(object.codename) : "",
+      component: isSet(object.component) ? globalThis.String(object.component) : "",
+      origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
+    };
+  },
+
+  toJSON(message: GetInstallScriptRequest): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.product !== "") {
+      obj.product = message.product;
+    }
+    if (message.codename !== "") {
+      obj.codename = message.codename;
+    }
+    if (message.component !== "") {
+      obj.component = message.component;
+    }
+    if (message.origin !== "") {
+      obj.origin = message.origin;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetInstallScriptRequest>): GetInstallScriptRequest {
+    return GetInstallScriptRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetInstallScriptRequest>): GetInstallScriptRequest {
+    const message = createBaseGetInstallScriptRequest();
+    message.repositoryId = object.repositoryId ?? "";
+    message.product = object.product ?? "";
+    message.codename = object.codename ?? "";
+    message.component = object.component ?? "";
+    message.origin = object.origin ?? "";
+    return message;
+  },
+};
+
+function createBaseInstallScript(): InstallScript {
+  return { script: "" };
+}
+
+export const InstallScript: MessageFns<InstallScript> = {
+  encode(message: InstallScript, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.script !== "") {
+      writer.uint32(10).string(message.script);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InstallScript {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInstallScript();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.script = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InstallScript {
+    return { script: isSet(object.script) ? globalThis.String(object.script) : "" };
+  },
+
+  toJSON(message: InstallScript): unknown {
+    const obj: any = {};
+    if (message.script !== "") {
+      obj.script = message.script;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<InstallScript>): InstallScript {
+    return InstallScript.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<InstallScript>): InstallScript {
+    const message = createBaseInstallScript();
+    message.script = object.script ?? "";
+    return message;
+  },
+};
 
 function createBaseGetSnippetsRequest(): GetSnippetsRequest {
   return { repositoryId: "", codename: "", component: "", token: "", origin: "" };
@@ -448,6 +670,11 @@ export const Snippets: MessageFns<Snippets> = {
   },
 };
 
+/**
+ * The install instructions of a repository (spec §7 snippets call) and its install
+ * scripts (/api/install-{deb,rpm}.sh). `origin` is what the caller was reached at
+ * (Host / X-Forwarded-*); PUBLIC_URL, when configured, wins.
+ */
 export type DeliveryServiceDefinition = typeof DeliveryServiceDefinition;
 export const DeliveryServiceDefinition = {
   name: "DeliveryService",
@@ -461,15 +688,34 @@ export const DeliveryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** public: the script holds no secret (the token is its argument) */
+    getInstallScript: {
+      name: "GetInstallScript",
+      requestType: GetInstallScriptRequest as typeof GetInstallScriptRequest,
+      requestStream: false,
+      responseType: InstallScript as typeof InstallScript,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
 export interface DeliveryServiceImplementation<CallContextExt = {}> {
   getSnippets(request: GetSnippetsRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Snippets>>;
+  /** public: the script holds no secret (the token is its argument) */
+  getInstallScript(
+    request: GetInstallScriptRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<InstallScript>>;
 }
 
 export interface DeliveryServiceClient<CallOptionsExt = {}> {
   getSnippets(request: DeepPartial<GetSnippetsRequest>, options?: CallOptions & CallOptionsExt): Promise<Snippets>;
+  /** public: the script holds no secret (the token is its argument) */
+  getInstallScript(
+    request: DeepPartial<GetInstallScriptRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<InstallScript>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
