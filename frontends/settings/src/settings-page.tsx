@@ -1,4 +1,5 @@
 import {
+  applyTheme,
   Badge,
   Button,
   Card,
@@ -55,7 +56,7 @@ function ProfileTab({ profile }: { profile: UserProfile }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const { email: _readOnly, ...settings } = form;
-    update.mutate(settings);
+    update.mutate(settings, { onSuccess: () => applyTheme(settings.theme) });
   };
   return (
     <Card>

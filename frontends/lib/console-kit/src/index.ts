@@ -16,3 +16,4 @@ export * from './resources/access-tokens';
 export * from './resources/user';
 export * from './ui/components';
 export { Icon, isIconName, type IconName } from './ui/icons';
+export { applyTheme } from './ui/theme';

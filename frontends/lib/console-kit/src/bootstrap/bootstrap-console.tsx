@@ -7,6 +7,7 @@ import { createConsoleQueryClient } from '../query/query-client';
 import { createRegistry, createRuntime, type RegisterModule, type Registry, type RemoteModule, type RouteRegistration } from '../runtime/runtime';
 import { createSession } from '../session/session';
 import { EmptyState, ErrorPanel, FullPageSpinner, Spinner } from '../ui/components';
+import { applyStoredTheme } from '../ui/theme';
 import { ConsoleContext } from './console-context';
 import '../styles/console.css';
 
@@ -112,6 +113,7 @@ function createConsoleRouter(registry: Registry, failures: RemoteFailures, retry
 export async function bootstrapConsole(options: BootstrapOptions = {}): Promise<void> {
   const container = options.container ?? document.getElementById('root');
   if (!container) throw new Error('bootstrapConsole() needs a #root element');
+  applyStoredTheme();
   const root = createRoot(container);
   // Spec §2: a spinner until the initial authentication check (and the remotes) are in.
   root.render(<FullPageSpinner />);
