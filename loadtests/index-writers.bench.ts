@@ -1,0 +1,66 @@
+/**
+ * Index writer benchmark: times the APT and YUM writers for 1k, 5k and 10k packages.
+ * Run: npx tsx loadtests/index-writers.bench.ts   (BENCH_CACHE overrides the corpus cache)
+ *
+ * The corpus (10,000 .debs and 10,000 .rpms) is built once and cached; the first run
+ * spends a few minutes in rpmbuild. The repository service caches each package's stanza
+ * and XML fragments, so "index" times are what a rebuild costs; "fragments" times are
+ * what a cold cache adds.
+ */
+import { createReadStream } from 'node:fs';
+import { basename, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import {
+  type AptIndexEntry, buildPackagesIndex, buildRelease, buildRepodata, packagesForArchitecture, packagesStanza,
+  parseDeb, parseRpm, type YumIndexEntry, yumPackageFragments,
+} from '@packyard/formats';
+import { buildCorpus } from '@packyard/testing';
+
+const SIZES = [1_000, 5_000, 10_000];
+const cacheDir = process.env.BENCH_CACHE ?? join(tmpdir(), 'packyard-bench-corpus');
+const DATE = new Date(Date.UTC(2024, 0, 1));
+
+async function timed<T>(work: () => Promise<T> | T): Promise<[T, number]> {
+  const start = performance.now();
+  const result = await work();
+  return [result, performance.now() - start];
+}
+
+const ms = (value: number) => `${value.toFixed(0).padStart(5)} ms`;
+
+async function main(): Promise<void> {
+  const largest = Math.max(...SIZES);
+  console.log(`corpus: ${cacheDir}`);
+  const [debFiles, debBuild] = await timed(() => buildCorpus('deb', largest, cacheDir));
+  const [rpmFiles, rpmBuild] = await timed(() => buildCorpus('rpm', largest, cacheDir));
+  console.log(`corpus ready: ${debFiles.length} debs (${ms(debBuild)}), ${rpmFiles.length} rpms (${ms(rpmBuild)})`);
+
+  const [debs, debParse] = await timed(() =>
+    Promise.all(debFiles.map(async (file): Promise<AptIndexEntry> => {
+      const deb = await parseDeb(createReadStream(file));
+      return { control: deb.control, filename: `pool/main/${deb.name[0]}/${deb.name}/${basename(file)}`, file: deb.file };
+    })),
+  );
+  const [rpms, rpmParse] = await timed(() =>
+    Promise.all(rpmFiles.map(async (file): Promise<YumIndexEntry> => ({ rpm: await parseRpm(createReadStream(file)), location: `Packages/${basename(file)}`, fileTime: 1_700_000_000 }))),
+  );
+  console.log(`parse: ${largest} debs ${ms(debParse)}, ${largest} rpms ${ms(rpmParse)}\n`);
+
+  console.log('packages | APT stanzas | APT index amd64 (+Release) | same, xz forced | YUM fragments | YUM repodata');
+  for (const size of SIZES) {
+    const aptEntries = packagesForArchitecture(debs.slice(0, size), 'amd64');
+    const [stanzas, stanzaTime] = await timed(() => aptEntries.map(packagesStanza));
+    const [, aptTime] = await timed(async () => {
+      const files = await buildPackagesIndex(stanzas, { component: 'main', architecture: 'amd64' });
+      return buildRelease(files, { origin: 'Packyard', label: 'bench', suite: 'noble', codename: 'noble', date: DATE, architectures: ['amd64'], components: ['main'], description: 'bench' });
+    });
+    const [, aptXzTime] = await timed(() => buildPackagesIndex(stanzas, { component: 'main', architecture: 'amd64', xzMaxPlainBytes: Number.POSITIVE_INFINITY }));
+    const [fragments, fragmentTime] = await timed(() => rpms.slice(0, size).map(yumPackageFragments));
+    const [, yumTime] = await timed(() => buildRepodata(fragments, { revision: '1', timestamp: 1_700_000_000 }));
+    console.log(
+      `${String(size).padStart(8)} | ${ms(stanzaTime).padStart(11)} | ${ms(aptTime).padStart(26)} | ${ms(aptXzTime).padStart(14)} | ${ms(fragmentTime).padStart(13)} | ${ms(yumTime).padStart(12)}`,
+    );
+  }
+}
+
+await main();
