@@ -21,14 +21,16 @@ export async function clearsign(text: string, key: openpgp.PrivateKey, options: 
   const body = text.endsWith('\n') ? text.slice(0, -1) : text;
   const message = await openpgp.createCleartextMessage({ text: body });
   const signed = await openpgp.sign({ message, signingKeys: key, date: options.date, format: 'object', config: SIGNING_CONFIG });
-  const hashNames = signed.signature.packets.map((packet) => openpgp.enums.read(openpgp.enums.hash, packet.hashAlgorithm!).toUpperCase());
+  // openpgp's typings leave out the signature a signed CleartextMessage carries
+  const { signature } = signed as unknown as { signature: openpgp.Signature };
+  const hashNames = signature.packets.map((packet) => openpgp.enums.read(openpgp.enums.hash, packet.hashAlgorithm!).toUpperCase());
   return [
     '-----BEGIN PGP SIGNED MESSAGE-----\n',
     `Hash: ${[...new Set(hashNames)].join(',')}\n\n`,
     // RFC 4880 §7.1 dash-escaping: a body line starting with '-' must not look like armor.
     body.replace(/^-/gm, '- -'),
     '\n',
-    signed.signature.armor(),
+    signature.armor(),
   ].join('');
 }
 
