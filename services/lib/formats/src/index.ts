@@ -1,5 +1,5 @@
 export * from './common/artifact-format.error';
-export type { Compression } from './common/bounded-decompression';
+export type { Compression } from './deb/control-archive.decompression';
 export { type IndexFile, indexFile, GZIP_LEVEL, XZ_PRESET } from './common/index-file';
 export { escapeXml } from './common/xml-escape';
 export * from './deb/deb-control.parser';

@@ -31,8 +31,17 @@ export class HashingStreamReader {
 
   /** Exactly `count` bytes, or a truncation error naming `what`. */
   async read(count: number, what: string): Promise<Buffer> {
-    while (this.pending.length < count) {
-      if (!(await this.pull())) throw new ArtifactFormatError(this.truncatedCode, `file ends inside the ${what}`);
+    if (this.pending.length < count) {
+      // Gather first and join once: a 10 MiB rpm header arrives in many 64 KiB chunks.
+      const parts = [this.pending];
+      let available = this.pending.length;
+      while (available < count) {
+        const chunk = await this.pull();
+        if (!chunk) throw new ArtifactFormatError(this.truncatedCode, `file ends inside the ${what}`);
+        parts.push(chunk);
+        available += chunk.length;
+      }
+      this.pending = Buffer.concat(parts, available);
     }
     const bytes = this.pending.subarray(0, count);
     this.pending = this.pending.subarray(count);
@@ -42,8 +51,10 @@ export class HashingStreamReader {
   async skip(count: number, what: string): Promise<void> {
     let left = count;
     while (left > 0) {
-      if (this.pending.length === 0 && !(await this.pull())) {
-        throw new ArtifactFormatError(this.truncatedCode, `file ends inside the ${what}`);
+      if (this.pending.length === 0) {
+        const chunk = await this.pull();
+        if (!chunk) throw new ArtifactFormatError(this.truncatedCode, `file ends inside the ${what}`);
+        this.pending = chunk;
       }
       const taken = Math.min(left, this.pending.length);
       this.pending = this.pending.subarray(taken);
@@ -53,13 +64,16 @@ export class HashingStreamReader {
 
   /** True when no byte is left; pulls at most one chunk to find out. */
   async atEnd(): Promise<boolean> {
-    return this.pending.length === 0 && !(await this.pull());
+    if (this.pending.length > 0) return false;
+    const chunk = await this.pull();
+    if (chunk) this.pending = chunk;
+    return !chunk;
   }
 
   /** Consumes the rest of the stream (still hashing and counting). */
   async drain(): Promise<void> {
     this.pending = Buffer.alloc(0);
-    while (await this.pull()) this.pending = Buffer.alloc(0);
+    while (await this.pull());
   }
 
   /** Size and hex digests of everything consumed; call after `drain`. */
@@ -75,12 +89,13 @@ export class HashingStreamReader {
     await this.source.return?.();
   }
 
-  private async pull(): Promise<boolean> {
-    if (this.ended) return false;
+  /** The next chunk, already counted and hashed; undefined at the end of the stream. */
+  private async pull(): Promise<Buffer | undefined> {
+    if (this.ended) return undefined;
     const next = await this.source.next();
     if (next.done) {
       this.ended = true;
-      return false;
+      return undefined;
     }
     const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
     this.received += chunk.length;
@@ -88,7 +103,6 @@ export class HashingStreamReader {
       throw new ArtifactFormatError(Code.tooLarge, `package is larger than ${this.maxBytes} bytes`);
     }
     for (const hash of this.hashes.values()) hash.update(chunk);
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    return true;
+    return chunk;
   }
 }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { extract } from 'tar-stream';
 import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from '../common/artifact-format.error';
-import { type Compression, decompressBounded } from '../common/bounded-decompression';
+import { type Compression, decompressBounded } from './control-archive.decompression';
 import { HashingStreamReader } from '../common/hashing-stream.reader';
 import { type ControlField, controlValue, parseControlFile } from './deb-control.parser';
 

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { Decompress as ZstdDecompress } from 'fzstd';
 import { xz } from '@napi-rs/lzma';
-import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from './artifact-format.error';
+import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from '../common/artifact-format.error';
 
 export type Compression = 'none' | 'gzip' | 'xz' | 'zstd';
 

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ArtifactFormatErrorCode } from './artifact-format.error';
-import { decompressBounded } from './bounded-decompression';
+import { ArtifactFormatErrorCode } from '../common/artifact-format.error';
+import { decompressBounded } from './control-archive.decompression';
 
 const run = promisify(execFile);
 const LIMIT = 4 * 1024 * 1024;
