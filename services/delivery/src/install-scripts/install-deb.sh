@@ -117,13 +117,15 @@ repository_location="${REPOSITORY_URL#*://}"
 auth_content="$(mktemp)"
 temporary_files+=("$auth_content")
 {
-  echo "# Packyard repository ${FILE_STEM}: the token is the login, the password is empty."
+  # The token is the login and the password is empty. apt reads auth.conf like netrc, so
+  # the password keyword is left out: a bare "password" would swallow the next word.
+  echo "# Packyard repository ${FILE_STEM}"
   # apt 2.6 matches a machine without a scheme only for https sources, so http sources
   # need the scheme spelled out; older apt only understands the form without it.
   case "$REPOSITORY_URL" in
-    http://*) echo "machine ${REPOSITORY_URL} login ${TOKEN} password" ;;
+    http://*) echo "machine ${REPOSITORY_URL} login ${TOKEN}" ;;
   esac
-  echo "machine ${repository_location} login ${TOKEN} password"
+  echo "machine ${repository_location} login ${TOKEN}"
 } >"$auth_content"
 install -m 0600 "$auth_content" "$auth_file"
 

@@ -91,7 +91,9 @@ if [ "$family" = "tumbleweed" ] || [ "$family" = "leap" ]; then
   install -d -m 0755 "${ROOT}/etc/zypp/credentials.d"
   (
     umask 077
-    printf 'username=%s\npassword=\n' "$TOKEN" >"$credentials_file"
+    # zypper sends no credentials at all while the password is empty; Packyard accepts the
+    # token repeated as the password.
+    printf 'username=%s\npassword=%s\n' "$TOKEN" "$TOKEN" >"$credentials_file"
   )
 
   repo_file="${ROOT}/etc/zypp/repos.d/${FILE_STEM}.repo"
