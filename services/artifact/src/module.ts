@@ -1,8 +1,39 @@
-import { defineModule, grpcServerModule, httpServerModule } from '@packyard/platform';
+import { busModule, defineModule, type EventSourcing, grpcClientsModule, grpcServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
+import { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
+import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
+import { artifactHandlers } from './grpc/artifact.handlers';
+import { packagesProjection } from './projections/packages.projection';
+import { packageDownloadedReaction } from './reactions/package-downloaded.reaction';
+import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+
+const projections = [packagesProjection];
 
 export const artifactModule = defineModule({
   name: 'artifact',
   description: 'package uploads: checks, parses and stores .deb and .rpm files content-addressed',
-  deps: [grpcServerModule, httpServerModule],
-  init: () => ({ value: undefined }),
+  deps: [grpcServerModule, grpcClientsModule, busModule, blobStoreModule],
+  projections,
+  init: async (ctx) => {
+    const stores = await openModuleStores(ctx.config, 'artifact');
+    const blobs = ctx.use(blobStoreModule);
+    let started: EventSourcing | undefined;
+    // a message arriving before startEventSourcing returns fails and is redelivered
+    const running = () => started ?? (() => { throw new Error('artifact is still starting'); })();
+    const es = await startEventSourcing({
+      module: 'artifact',
+      stores,
+      bus: ctx.use(busModule),
+      logger: ctx.logger,
+      projections,
+      reactions: [
+        packageDownloadedReaction(stores.events),
+        repositoryDeletedReaction(running, blobs),
+      ],
+    });
+    started = es;
+    const repositories = ctx.use(grpcClientsModule).client(RepositoryServiceDefinition, 'repository');
+    ctx.use(grpcServerModule).server.add(ArtifactServiceDefinition, artifactHandlers(es, blobs, repositories, ctx.config.maxUploadBytes));
+    return { value: undefined, stop: () => es.stop() };
+  },
 });

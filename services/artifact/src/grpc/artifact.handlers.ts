@@ -1,0 +1,75 @@
+import type { ServiceImplementation } from 'nice-grpc';
+import { handleCommand, notFound, type CallerContext, type EventSourcing, type PackyardClient } from '@packyard/platform';
+import type { BlobStore } from '@packyard/platform/blobs/index';
+import type { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
+import type { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
+import { packageDecider } from '../packages/package.decider';
+import { isPackageIntegrationEvent } from '../packages/package.events';
+import { PACKAGES, toPackage, type PackageDocument } from '../projections/packages.projection';
+import { releaseBlobIfUnused } from '../uploads/blob-references';
+import { claimUpload } from '../uploads/claim-upload';
+
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
+
+/**
+ * Every call first asks the repository module for the repository as the caller: it
+ * answers 404 for one that is missing or not the caller's (tenancy lives there).
+ */
+export function artifactHandlers(
+  es: EventSourcing,
+  blobs: BlobStore,
+  repositories: PackyardClient<typeof RepositoryServiceDefinition>,
+  maxUploadBytes: number,
+): ServiceImplementation<typeof ArtifactServiceDefinition, CallerContext> {
+  const packages = es.readModels.collection<PackageDocument>(PACKAGES);
+  const repositoryOf = (workspaceId: string, id: string, caller: CallerContext['caller']) => repositories.getRepository({ workspaceId, id }, { caller });
+
+  const packageOf = async (repositoryId: string, packageId: string) => {
+    const doc = packageId ? await packages.get(packageId) : undefined;
+    if (!doc || doc.repositoryId !== repositoryId) throw notFound('PACKYARD_ARTIFACT_PACKAGE_NOT_FOUND', 'Package not found');
+    return doc;
+  };
+
+  return {
+    async claimUpload(request, { caller }) {
+      let repository;
+      try {
+        repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      } catch (error) {
+        await blobs.delete(request.stagingKey);
+        throw error;
+      }
+      return claimUpload(es, blobs, { repository, stagingKey: request.stagingKey, filename: request.filename, distribution: request.distribution, caller }, maxUploadBytes);
+    },
+
+    async listPackages(request, { caller }) {
+      const repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      const size = Math.min(Math.max(request.size || DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+      const page = Math.max(request.page, 0);
+      const contains = request.q.trim() ? { field: 'filename', value: request.q.trim() } : undefined;
+      const [docs, total] = await Promise.all([
+        packages.find({ repositoryId: repository.id }, { contains, sort: { field: 'publishedAt', direction: -1 }, skip: page * size, limit: size }),
+        packages.count({ repositoryId: repository.id }, { contains }),
+      ]);
+      return { items: docs.map(toPackage), total };
+    },
+
+    async deletePackage(request, { caller }) {
+      const repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      const doc = await packageOf(repository.id, request.packageId);
+      const result = await handleCommand(es.events, doc.stream, packageDecider, { type: 'DeletePackage', packageId: doc.id, reason: 'deleted', now: new Date().toISOString() }, {
+        isIntegration: isPackageIntegrationEvent,
+        metadata: { caller },
+      });
+      await es.caughtUp(result.lastPosition);
+      await releaseBlobIfUnused(packages, blobs, doc.blobKey);
+      return {};
+    },
+
+    async getPackageFile(request) {
+      const doc = await packageOf(request.repositoryId, request.packageId);
+      return { blobKey: doc.blobKey, size: doc.sizeBytes, sha256: doc.sha256, filename: doc.filename };
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { assertNever, conflict, notFound, type Decider } from '@packyard/platform';
+import type { PackageUploaded as PackageUploadedData } from '@packyard/proto/packyard/artifact/v1/events';
+import type { PackageEvent } from './package.events';
+
+export type PackageState =
+  | { status: 'absent' }
+  | { status: 'stored'; package: PackageUploadedData };
+
+export type PackageCommand =
+  | { type: 'UploadPackage'; package: PackageUploadedData }
+  | { type: 'DeletePackage'; packageId: string; reason: 'deleted' | 'repository-deleted'; now: string };
+
+/**
+ * A package at its coordinates: stored once; a second upload of the same name, version,
+ * architecture and distribution is a conflict until the first is deleted.
+ */
+export const packageDecider: Decider<PackageState, PackageCommand, PackageEvent> = {
+  initialState: () => ({ status: 'absent' }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'UploadPackage': {
+        const pkg = command.package;
+        if (state.status === 'stored') {
+          throw conflict(
+            'PACKYARD_ARTIFACT_DUPLICATE',
+            `Package ${pkg.name} ${pkg.version} (${pkg.architecture}) already exists in ${pkg.distribution}`,
+          );
+        }
+        return [{ type: 'PackageUploaded', data: pkg }];
+      }
+      case 'DeletePackage': {
+        if (state.status !== 'stored' || state.package.packageId !== command.packageId) {
+          throw notFound('PACKYARD_ARTIFACT_PACKAGE_NOT_FOUND', 'Package not found');
+        }
+        const pkg = state.package;
+        return [
+          {
+            type: 'PackageDeleted',
+            data: {
+              packageId: pkg.packageId,
+              repositoryId: pkg.repositoryId,
+              workspaceId: pkg.workspaceId,
+              ownerId: pkg.ownerId,
+              distribution: pkg.distribution,
+              sizeBytes: pkg.sizeBytes,
+              blobKey: pkg.blobKey,
+              deletedAt: command.now,
+              reason: command.reason,
+            },
+          },
+        ];
+      }
+      default:
+        return assertNever(command);
+    }
+  },
+  evolve(_state, event) {
+    switch (event.type) {
+      case 'PackageUploaded':
+        return { status: 'stored', package: event.data };
+      case 'PackageDeleted':
+        return { status: 'absent' };
+      default:
+        return assertNever(event);
+    }
+  },
+};

@@ -1,0 +1,34 @@
+import { describe, it } from 'vitest';
+import { deciderSpec } from '@packyard/testing/given-when-then';
+import type { PackageUploaded as PackageUploadedData } from '@packyard/proto/packyard/artifact/v1/events';
+import { packageDecider } from './package.decider';
+
+const hello: PackageUploadedData = {
+  packageId: 'p1', repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', kind: 'DEB', distribution: 'ubuntu/noble',
+  name: 'hello', version: '1.0-1', architecture: 'amd64', filename: 'hello_1.0-1_amd64.deb', sizeBytes: 1000,
+  sha256: 'ab', blobKey: 'packages/r1/sha256/ab/ab/ab', indexEntryJson: '{}', uploadedAt: '2026-01-01T00:00:00.000Z',
+};
+const uploaded = { type: 'PackageUploaded', data: hello } as const;
+const deleted = {
+  type: 'PackageDeleted',
+  data: { packageId: 'p1', repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', distribution: 'ubuntu/noble', sizeBytes: 1000, blobKey: hello.blobKey, deletedAt: '2026-01-02T00:00:00.000Z', reason: 'deleted' },
+} as const;
+const spec = deciderSpec(packageDecider);
+
+describe('package decider', () => {
+  it('stores a new package', () => spec.given([]).when({ type: 'UploadPackage', package: hello }).then([uploaded]));
+
+  it('refuses the same name, version, architecture and distribution twice', () =>
+    spec.given([uploaded]).when({ type: 'UploadPackage', package: { ...hello, packageId: 'p2' } }).thenThrows(/hello 1.0-1 \(amd64\) already exists in ubuntu\/noble/));
+
+  it('accepts the coordinates again once the package was deleted', () =>
+    spec.given([uploaded, deleted]).when({ type: 'UploadPackage', package: { ...hello, packageId: 'p2' } }).then([{ type: 'PackageUploaded', data: { ...hello, packageId: 'p2' } }]));
+
+  it('deletes a stored package and says where its bytes are', () =>
+    spec.given([uploaded]).when({ type: 'DeletePackage', packageId: 'p1', reason: 'deleted', now: '2026-01-02T00:00:00.000Z' }).then([deleted]));
+
+  it('answers not found for a package deleted already or replaced by a newer upload', () => {
+    spec.given([uploaded, deleted]).when({ type: 'DeletePackage', packageId: 'p1', reason: 'deleted', now: 'x' }).thenThrows(/Package not found/);
+    spec.given([]).when({ type: 'DeletePackage', packageId: 'p1', reason: 'deleted', now: 'x' }).thenThrows(/Package not found/);
+  });
+});

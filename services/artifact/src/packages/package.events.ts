@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import type { DomainEvent } from '@packyard/platform';
+import type {
+  PackageDeleted as PackageDeletedData,
+  PackageDownloaded as PackageDownloadedData,
+  PackageUploaded as PackageUploadedData,
+} from '@packyard/proto/packyard/artifact/v1/events';
+
+export type PackageUploaded = DomainEvent<'PackageUploaded', PackageUploadedData>;
+export type PackageDeleted = DomainEvent<'PackageDeleted', PackageDeletedData>;
+export type PackageEvent = PackageUploaded | PackageDeleted;
+export type { PackageDownloadedData };
+
+/** both go to `packyard.artifact.events.v1`: repository publishes from them */
+export const isPackageIntegrationEvent = (_event: PackageEvent) => true;
+
+export interface PackageCoordinates {
+  repositoryId: string;
+  name: string;
+  version: string;
+  architecture: string;
+  distribution: string;
+}
+
+/**
+ * One stream per (repository, name, version, architecture, distribution): the rule "no
+ * duplicates" is this aggregate's invariant, checked with optimistic concurrency on a
+ * short stream instead of a repository-wide one that would grow with every upload.
+ */
+export const packageStream = (c: PackageCoordinates) =>
+  `package-${c.repositoryId}_${createHash('sha256').update([c.name, c.version, c.architecture, c.distribution].join('\0')).digest('hex').slice(0, 32)}`;

@@ -1,0 +1,84 @@
+import { isInboxEvent, type Projection } from '@packyard/platform';
+import type { Package } from '@packyard/proto/packyard/artifact/v1/artifact';
+import type { PackageDeleted, PackageDownloaded, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+
+export interface PackageDocument {
+  id: string;
+  stream: string;
+  repositoryId: string;
+  workspaceId: string;
+  ownerId: string;
+  kind: string;
+  distribution: string;
+  name: string;
+  version: string;
+  architecture: string;
+  filename: string;
+  sizeBytes: number;
+  sha256: string;
+  blobKey: string;
+  publishedAt: string;
+  downloads: number;
+}
+
+export const PACKAGES = 'packages';
+
+export const toPackage = (doc: PackageDocument): Package => ({
+  id: doc.id,
+  repositoryId: doc.repositoryId,
+  name: doc.name,
+  version: doc.version,
+  architecture: doc.architecture,
+  filename: doc.filename,
+  sizeBytes: doc.sizeBytes,
+  downloads: doc.downloads,
+  publishedAt: doc.publishedAt,
+  distribution: doc.distribution,
+  sha256: doc.sha256,
+});
+
+/**
+ * The stored packages (what the API lists and what keeps blobs alive), with their
+ * downloads counted from delivery's PackageDownloaded events (recorded in the inbox).
+ */
+export const packagesProjection: Projection = {
+  name: 'packages',
+  collections: [PACKAGES],
+  async handle(event, readModels) {
+    const packages = readModels.collection<PackageDocument>(PACKAGES);
+    switch (event.type) {
+      case 'PackageUploaded': {
+        const data = event.data as PackageUploaded;
+        await packages.upsert({
+          id: data.packageId,
+          stream: event.stream,
+          repositoryId: data.repositoryId,
+          workspaceId: data.workspaceId,
+          ownerId: data.ownerId,
+          kind: data.kind,
+          distribution: data.distribution,
+          name: data.name,
+          version: data.version,
+          architecture: data.architecture,
+          filename: data.filename,
+          sizeBytes: data.sizeBytes,
+          sha256: data.sha256,
+          blobKey: data.blobKey,
+          publishedAt: data.uploadedAt,
+          downloads: 0,
+        });
+        return;
+      }
+      case 'PackageDeleted':
+        await packages.delete((event.data as PackageDeleted).packageId);
+        return;
+      case 'PackageDownloaded': {
+        if (!isInboxEvent(event.stream, 'delivery') && !isInboxEvent(event.stream, 'artifact')) return;
+        const data = event.data as PackageDownloaded;
+        const doc = await packages.get(data.packageId);
+        if (doc) await packages.upsert({ ...doc, downloads: doc.downloads + Math.max(1, data.count || 1) });
+        return;
+      }
+    }
+  },
+};

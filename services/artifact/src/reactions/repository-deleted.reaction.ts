@@ -1,0 +1,33 @@
+import { handleCommand, PackyardError, type BusMessage, type EventSourcing, type Reaction } from '@packyard/platform';
+import type { BlobStore } from '@packyard/platform/blobs/index';
+import type { RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import { packageDecider } from '../packages/package.decider';
+import { isPackageIntegrationEvent } from '../packages/package.events';
+import { PACKAGES, type PackageDocument } from '../projections/packages.projection';
+
+/** RepositoryDeleted → every package of it is deleted (PackageDeleted, reason repository-deleted) and its bytes freed. */
+/** `running()` is the module's event sourcing, which starts this reaction and so exists only after it */
+export const repositoryDeletedReaction = (running: () => EventSourcing, blobs: BlobStore): Reaction => ({
+  contexts: ['repository'],
+  async handle(message: BusMessage) {
+    if (message.type !== 'RepositoryDeleted') return;
+    const { repositoryId, deletedAt } = message.data as RepositoryDeleted;
+    const es = running();
+    const packages = es.readModels.collection<PackageDocument>(PACKAGES);
+    let lastPosition = 0;
+    for (const doc of await packages.find({ repositoryId })) {
+      try {
+        const result = await handleCommand(es.events, doc.stream, packageDecider, { type: 'DeletePackage', packageId: doc.id, reason: 'repository-deleted', now: deletedAt }, {
+          isIntegration: isPackageIntegrationEvent,
+          metadata: { causationId: message.id },
+        });
+        lastPosition = result.lastPosition;
+      } catch (error) {
+        // deleted meanwhile (a redelivery, or the user was faster)
+        if (!(error instanceof PackyardError && error.kind === 'NOT_FOUND')) throw error;
+      }
+    }
+    if (lastPosition) await es.caughtUp(lastPosition, 60_000);
+    for await (const key of blobs.list(`packages/${repositoryId}/`)) await blobs.delete(key);
+  },
+});

@@ -1,0 +1,69 @@
+import { invalid } from '@packyard/platform';
+import {
+  ArtifactFormatError,
+  isArtifactFormatError,
+  parseDistribution,
+  uploadDistributions,
+  type DebPackage,
+  type Distribution,
+  type RepositoryKind,
+  type RpmPackage,
+} from '@packyard/formats';
+import { PackyardError } from '@packyard/platform';
+
+/** The spec's messages (§5, "Package upload"): the server says exactly what the console says. */
+export const DISTRIBUTION_REQUIRED = 'Distribution is required for upload';
+export const extensionMessage = (kind: RepositoryKind) => `File must be a ${kind === 'DEB' ? '.deb' : '.rpm'} package`;
+
+/** The client's file name only decides whether the extension fits; it never becomes a path. */
+export function checkExtension(kind: RepositoryKind, filename: string): void {
+  const extension = kind === 'DEB' ? '.deb' : '.rpm';
+  if (!filename.toLowerCase().endsWith(extension)) throw invalid('PACKYARD_ARTIFACT_WRONG_EXTENSION', extensionMessage(kind));
+}
+
+export function checkDistribution(kind: RepositoryKind, value: string): Distribution {
+  if (!value.trim()) throw invalid('PACKYARD_ARTIFACT_DISTRIBUTION_REQUIRED', DISTRIBUTION_REQUIRED);
+  try {
+    return parseDistribution(value, kind);
+  } catch (error) {
+    if (!isArtifactFormatError(error)) throw error;
+    throw invalid(error.code, `Unknown distribution ${JSON.stringify(value)} for a ${kind} repository; choose one of: ${uploadDistributions(kind).join(', ')}`);
+  }
+}
+
+/** What a package is known by, derived from its own metadata (never from the upload's name). */
+export interface PackageIdentity {
+  name: string;
+  version: string;
+  architecture: string;
+  /** canonical file name: Debian's `name_version_arch.deb` (no epoch) or rpm's `name-version-release.arch.rpm` */
+  filename: string;
+  /** what the index writers need, as JSON (the PackageUploaded contract) */
+  indexEntryJson: string;
+}
+
+const withoutEpoch = (version: string) => version.replace(/^\d+:/, '');
+
+export function debIdentity(deb: DebPackage): PackageIdentity {
+  return {
+    name: deb.name,
+    version: deb.version,
+    architecture: deb.architecture,
+    filename: `${deb.name}_${withoutEpoch(deb.version)}_${deb.architecture}.deb`,
+    indexEntryJson: JSON.stringify({ control: deb.control, file: deb.file }),
+  };
+}
+
+export function rpmIdentity(rpm: RpmPackage): PackageIdentity {
+  return {
+    name: rpm.name,
+    version: `${rpm.epoch ? `${rpm.epoch}:` : ''}${rpm.version}-${rpm.release}`,
+    architecture: rpm.arch,
+    filename: `${rpm.name}-${rpm.version}-${rpm.release}.${rpm.arch}.rpm`,
+    indexEntryJson: JSON.stringify({ rpm }),
+  };
+}
+
+/** a malformed package is the client's fault: 400 with the parser's reason */
+export const asUploadError = (error: unknown): unknown =>
+  error instanceof ArtifactFormatError ? new PackyardError('INVALID', error.code, `Invalid package: ${error.message}`) : error;

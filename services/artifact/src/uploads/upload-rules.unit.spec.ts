@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { checkDistribution, checkExtension, debIdentity } from './upload-rules';
+
+describe('upload rules', () => {
+  it('wants the extension of the repository kind, in any case', () => {
+    expect(() => checkExtension('DEB', 'hello.rpm')).toThrow('File must be a .deb package');
+    expect(() => checkExtension('RPM', 'hello.deb')).toThrow('File must be a .rpm package');
+    expect(() => checkExtension('DEB', 'HELLO.DEB')).not.toThrow();
+  });
+
+  it('requires a distribution of the kind’s list', () => {
+    expect(() => checkDistribution('DEB', '')).toThrow('Distribution is required for upload');
+    expect(() => checkDistribution('DEB', 'el/9')).toThrow(/Unknown distribution "el\/9" for a DEB repository/);
+    expect(() => checkDistribution('RPM', 'el/9\nFilename: x')).toThrow(/Unknown distribution/);
+    expect(checkDistribution('RPM', 'el/9')).toEqual({ distro: 'el', version: '9' });
+  });
+
+  it('names the file after the package, not after the upload', () => {
+    const identity = debIdentity({
+      name: 'hello', version: '2:1.0-1', architecture: 'amd64', control: [], controlCompression: 'gzip', dataCompression: 'xz',
+      file: { size: 1, md5: 'm', sha1: 's', sha256: 'h', sha512: 'l' },
+    });
+    expect(identity.filename).toBe('hello_1.0-1_amd64.deb');
+  });
+});
