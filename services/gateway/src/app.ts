@@ -4,7 +4,7 @@ import { notFound, type GrpcClients } from '@packyard/platform';
 import { createAuthenticator } from './auth/authenticator';
 import { bearerAuth } from './auth/bearer-auth.plugin';
 import { consolePlugin } from './console/console.plugin';
-import { API_ROUTES, PUBLIC_API_ROUTES } from './routes';
+import { API_ROUTES, PUBLIC_API_ROUTES, ROOT_ROUTES } from './routes';
 
 export interface GatewayOptions {
   clients: GrpcClients;
@@ -27,6 +27,7 @@ export async function gatewayApp(app: FastifyInstance, options: GatewayOptions) 
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  for (const routes of ROOT_ROUTES) await app.register(routes, options);
   for (const routes of PUBLIC_API_ROUTES) await app.register(routes, { prefix: '/api', ...options });
 
   const authenticate = createAuthenticator(options.clients);

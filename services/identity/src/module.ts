@@ -1,8 +1,33 @@
-import { defineModule, grpcServerModule, httpServerModule } from '@packyard/platform';
+import { busModule, defineModule, grpcServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
+import { IdentityServiceDefinition } from '@packyard/proto/packyard/identity/v1/identity';
+import { createAccounts } from './accounts';
+import { identityHandlers } from './grpc/identity.handlers';
+import { loadIdTokenSigner } from './keys/id-token.signer';
+import { OidcClient } from './oidc/oidc.client';
+import { RefreshTokenStore } from './sessions/refresh-token.store';
 
 export const identityModule = defineModule({
   name: 'identity',
   description: 'accounts, sign-in (password and OpenID Connect), ID tokens and JWKS, profile and user API keys',
-  deps: [grpcServerModule, httpServerModule],
-  init: () => ({ value: undefined }),
+  deps: [grpcServerModule, busModule],
+  init: async (ctx) => {
+    const { config } = ctx;
+    const es = await startEventSourcing({
+      module: 'identity',
+      stores: await openModuleStores(config, 'identity'),
+      bus: ctx.use(busModule),
+      logger: ctx.logger,
+      projections: [],
+    });
+    const accounts = createAccounts({
+      es,
+      signer: await loadIdTokenSigner(es.events, createSecretBox(await loadOrCreateMasterKey(config.dataDir, config.masterKey))),
+      refreshTokens: new RefreshTokenStore(es.readModels),
+      oidc: new OidcClient({ issuer: config.oidcIssuer, clientId: config.oidcClientId, clientSecret: config.oidcClientSecret }, es.readModels),
+      limits: config,
+    });
+    ctx.use(grpcServerModule).server.add(IdentityServiceDefinition, identityHandlers(accounts));
+    return { value: undefined, stop: () => es.stop() };
+  },
 });

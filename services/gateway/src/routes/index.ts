@@ -1,8 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayOptions } from '../app';
+import { authRoutes, wellKnownRoutes } from './auth.routes';
+import { userRoutes } from './user.routes';
 
 /** Routes under `/api/v1`, behind bearer auth. */
-export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [];
+export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [userRoutes];
 
 /** Routes under `/api` that need no bearer token (sign-in, install scripts). */
-export const PUBLIC_API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [];
+export const PUBLIC_API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [authRoutes];
+
+/** Routes at the root of the origin, outside `/api` (`/.well-known/...`). */
+export const ROOT_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [wellKnownRoutes];

@@ -1,0 +1,111 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { SYSTEM_CALLER } from '@packyard/platform';
+import { IdentityServiceDefinition, type Session } from '@packyard/proto/packyard/identity/v1/identity';
+import type { GatewayOptions } from '../app';
+
+const Credentials = Type.Object({ email: Type.String(), password: Type.String() });
+const RefreshBody = Type.Object({ refreshToken: Type.String() });
+const SessionResponse = Type.Object({
+  idToken: Type.String(),
+  refreshToken: Type.String(),
+  expiresIn: Type.Integer({ description: 'seconds the ID token is valid' }),
+  user: Type.Object({ id: Type.String(), email: Type.String() }),
+});
+const ErrorResponse = Type.Object({ status: Type.Integer(), message: Type.String(), details: Type.Object({}, { additionalProperties: true }) });
+const tags = ['auth'];
+
+const CALLBACK_PATH = '/api/v1/auth/oidc/google/callback';
+const DEFAULT_RETURN_TO = '/dashboard';
+
+/** only a path of this origin: anything else would make sign-in an open redirect */
+const localPath = (value: string | undefined) => (value && /^\/(?![/\\])/.test(value) ? value : DEFAULT_RETURN_TO);
+
+const toBody = (session: Session) => ({ idToken: session.idToken, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user: session.user! });
+
+/**
+ * Sign-in, outside the bearer context (`/api/v1/auth/...`): registration, password
+ * sign-in, refresh-token rotation, sign-out, and "Sign in with Google" (OpenID Connect).
+ */
+export async function authRoutes(parent: FastifyInstance, options: GatewayOptions) {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const identity = options.clients.client(IdentityServiceDefinition, 'identity');
+  const call = { caller: SYSTEM_CALLER };
+  const callbackUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}${CALLBACK_PATH}`;
+  // answers carrying credentials are never cached by a browser or a proxy
+  app.addHook('onSend', async (_request, reply) => void reply.header('cache-control', 'no-store'));
+
+  app.post(
+    '/v1/auth/register',
+    { schema: { tags, summary: 'Create an account with e-mail and password', body: Credentials, response: { 201: SessionResponse, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse } } },
+    async (request, reply) => reply.code(201).send(toBody(await identity.register({ ...request.body, clientIp: request.ip }, call))),
+  );
+
+  app.post(
+    '/v1/auth/login',
+    { schema: { tags, summary: 'Sign in with e-mail and password', body: Credentials, response: { 200: SessionResponse, 401: ErrorResponse, 429: ErrorResponse } } },
+    async (request) => toBody(await identity.login({ ...request.body, clientIp: request.ip }, call)),
+  );
+
+  app.post(
+    '/v1/auth/refresh',
+    { schema: { tags, summary: 'Exchange a refresh token for a new session (the refresh token is spent)', body: RefreshBody, response: { 200: SessionResponse, 401: ErrorResponse } } },
+    async (request) => toBody(await identity.refresh({ refreshToken: request.body.refreshToken }, call)),
+  );
+
+  app.post(
+    '/v1/auth/logout',
+    { schema: { tags, summary: 'Sign out the session of a refresh token', body: RefreshBody, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      await identity.logout({ refreshToken: request.body.refreshToken }, call);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/auth/oidc/google/start',
+    { schema: { tags, summary: 'Start "Sign in with Google"; redirects to the provider', querystring: Type.Object({ returnTo: Type.Optional(Type.String()) }), response: { 503: ErrorResponse } } },
+    async (request, reply) => {
+      const { authorizationUrl } = await identity.startOidc(
+        { provider: 'google', returnTo: localPath(request.query.returnTo), redirectUri: callbackUrl(request) },
+        call,
+      );
+      return reply.redirect(authorizationUrl, 302);
+    },
+  );
+
+  app.get(
+    '/v1/auth/oidc/google/callback',
+    {
+      schema: {
+        tags,
+        summary: 'Where the provider returns; redirects to the console with the session in the URL fragment',
+        querystring: Type.Object({ code: Type.Optional(Type.String()), state: Type.Optional(Type.String()), error: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request, reply) => {
+      const { code = '', state = '', error } = request.query;
+      const fail = (message: string) => reply.redirect(`/login?${new URLSearchParams({ error: message })}`, 302);
+      if (error) return fail(error === 'access_denied' ? 'Google sign-in was cancelled' : 'Google sign-in failed');
+      try {
+        const { session, returnTo } = await identity.finishOidc({ state, code, redirectUri: callbackUrl(request) }, call);
+        const fragment = new URLSearchParams({ idToken: session!.idToken, refreshToken: session!.refreshToken, expiresIn: String(session!.expiresIn), returnTo });
+        // the fragment never reaches a server; no-referrer keeps the code out of onward requests
+        return reply.header('referrer-policy', 'no-referrer').redirect(`/login/callback#${fragment}`, 302);
+      } catch (failure) {
+        request.log.info({ err: failure }, 'Google sign-in failed');
+        return fail(failure instanceof Error && failure.message ? failure.message : 'Google sign-in failed');
+      }
+    },
+  );
+}
+
+/** `/.well-known/jwks.json`: the public keys ID tokens are signed with, for anyone verifying them */
+export async function wellKnownRoutes(app: FastifyInstance, options: GatewayOptions) {
+  const identity = options.clients.client(IdentityServiceDefinition, 'identity');
+  app.get('/.well-known/jwks.json', { schema: { tags, summary: 'JSON Web Key Set of the ID token signing keys' } }, async (_request, reply) => {
+    const { json } = await identity.getJwks({}, { caller: SYSTEM_CALLER });
+    return reply.header('cache-control', 'public, max-age=300').type('application/json').send(json);
+  });
+}

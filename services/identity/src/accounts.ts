@@ -1,0 +1,210 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import {
+  handleCommand,
+  invalid,
+  loadAggregate,
+  notFound,
+  PackyardError,
+  unauthenticated,
+  type Caller,
+  type EventSourcing,
+} from '@packyard/platform';
+import type { Session } from '@packyard/proto/packyard/identity/v1/identity';
+import { ID_TOKEN_TTL_SECONDS, type IdTokenSigner } from './keys/id-token.signer';
+import { SlidingWindowLimiter } from './limits/sliding-window.limiter';
+import type { OidcClient } from './oidc/oidc.client';
+import type { RefreshTokenStore } from './sessions/refresh-token.store';
+import { validateEmail, validateNewPassword } from './user/credentials';
+import { emailClaimDecider, emailClaimStream, normalizeEmail } from './user/email-claim.decider';
+import { hashPassword, verifyPassword } from './user/password-hasher';
+import { userDecider, type UserCommand, type UserState } from './user/user.decider';
+import { isUserIntegrationEvent, userStream, type ProfileSettings } from './user/user.events';
+
+export interface AccountLimits {
+  loginFailuresPerAccount: number;
+  loginFailureWindowSeconds: number;
+  authAttemptsPerIp: number;
+}
+
+type RegisteredUser = Extract<UserState, { status: 'registered' }>;
+
+const USER_TOKEN_PREFIX = 'pyk_';
+const INVALID_CREDENTIALS = 'Invalid email or password';
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const rateLimited = (message: string, retryAfterSeconds: number) =>
+  new PackyardError('RATE_LIMITED', 'PACKYARD_IDENTITY_RATE_LIMITED', message, { retryAfterSeconds });
+
+/**
+ * Identity's use cases: registration and sign-in (password or OpenID Connect), sessions
+ * (ID token + rotating refresh token), the profile and the user's API keys. The user
+ * aggregate decides; this layer hashes, rate-limits, signs and talks to the stores.
+ */
+export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner; refreshTokens: RefreshTokenStore; oidc: OidcClient; limits: AccountLimits }) {
+  const { es, signer, refreshTokens, oidc, limits } = deps;
+  const failuresPerAccount = new SlidingWindowLimiter(limits.loginFailuresPerAccount, limits.loginFailureWindowSeconds * 1000);
+  const attemptsPerIp = new SlidingWindowLimiter(limits.authAttemptsPerIp, 60_000);
+
+  const now = () => new Date().toISOString();
+
+  const execute = async (userId: string, command: UserCommand, caller?: Caller) => {
+    const result = await handleCommand(es.events, userStream(userId), userDecider, command, {
+      isIntegration: isUserIntegrationEvent,
+      metadata: caller ? { caller } : undefined,
+    });
+    return result.state as RegisteredUser;
+  };
+
+  const load = async (userId: string) => (await loadAggregate(es.events, userStream(userId), userDecider)).state;
+
+  /** the account an address belongs to, if any */
+  const findByEmail = async (email: string): Promise<RegisteredUser | undefined> => {
+    const { state } = await loadAggregate(es.events, emailClaimStream(email), emailClaimDecider);
+    if (state.status !== 'claimed') return undefined;
+    const user = await load(state.userId);
+    return user.status === 'registered' ? user : undefined;
+  };
+
+  /** the id of the account for `email`: a fresh one, or the one an earlier claim reserved */
+  const claimEmail = async (email: string) => {
+    const { state } = await handleCommand(es.events, emailClaimStream(email), emailClaimDecider, { type: 'ClaimEmail', email, userId: randomUUID(), at: now() });
+    if (state.status !== 'claimed') throw new Error('e-mail claim was not stored');
+    return state.userId;
+  };
+
+  const session = async (user: { userId: string; email: string }, refreshToken?: string): Promise<Session> => ({
+    idToken: await signer.sign({ id: user.userId, email: user.email }),
+    refreshToken: refreshToken ?? (await refreshTokens.start(user.userId)),
+    expiresIn: ID_TOKEN_TTL_SECONDS,
+    user: { id: user.userId, email: user.email },
+  });
+
+  const countAttempt = (clientIp: string) => {
+    const decision = attemptsPerIp.hit(clientIp || 'unknown');
+    if (!decision.allowed) throw rateLimited('Too many sign-in attempts from this address; try again later', decision.retryAfterSeconds);
+  };
+
+  const signedIn = (caller: Caller) => {
+    if (!caller.userId) throw unauthenticated();
+    return caller.userId;
+  };
+
+  const registeredUser = async (caller: Caller): Promise<RegisteredUser> => {
+    const user = await load(signedIn(caller));
+    if (user.status !== 'registered') throw notFound('PACKYARD_IDENTITY_USER_NOT_FOUND', 'User not found');
+    return user;
+  };
+
+  /** only a person signed in (ID token) may change credentials, never an API token */
+  const personally = (caller: Caller, action: string) => {
+    if (caller.kind !== 'id_token') throw new PackyardError('FORBIDDEN', 'PACKYARD_AUTH_FORBIDDEN', `Only a signed-in user can ${action}`);
+  };
+
+  return {
+    jwks: () => signer.jwks(),
+
+    async register(request: { email: string; password: string; clientIp: string }) {
+      countAttempt(request.clientIp);
+      const email = validateEmail(request.email);
+      validateNewPassword(request.password);
+      const passwordHash = await hashPassword(request.password);
+      const userId = await claimEmail(email);
+      const user = await execute(userId, { type: 'RegisterUser', userId, email, passwordHash, at: now() });
+      return session(user);
+    },
+
+    async login(request: { email: string; password: string; clientIp: string }) {
+      countAttempt(request.clientIp);
+      const account = normalizeEmail(request.email);
+      if (!account || !request.password) throw invalid('PACKYARD_IDENTITY_CREDENTIALS_REQUIRED', 'Email and password are required');
+      const blocked = failuresPerAccount.check(account);
+      if (!blocked.allowed) throw rateLimited('Too many failed sign-ins for this account; try again later', blocked.retryAfterSeconds);
+      const user = await findByEmail(account);
+      if (!(await verifyPassword(user?.passwordHash ?? null, request.password)) || !user) {
+        failuresPerAccount.record(account);
+        throw unauthenticated(INVALID_CREDENTIALS);
+      }
+      failuresPerAccount.reset(account);
+      return session(user);
+    },
+
+    async refresh(refreshToken: string) {
+      if (!refreshToken) throw invalid('PACKYARD_IDENTITY_REFRESH_TOKEN_REQUIRED', 'refreshToken is required');
+      const rotated = await refreshTokens.rotate(refreshToken);
+      const user = await load(rotated.userId);
+      if (user.status !== 'registered') throw unauthenticated('Invalid or expired refresh token');
+      return session(user, rotated.refreshToken);
+    },
+
+    async logout(refreshToken: string) {
+      if (!refreshToken) throw invalid('PACKYARD_IDENTITY_REFRESH_TOKEN_REQUIRED', 'refreshToken is required');
+      await refreshTokens.revoke(refreshToken);
+    },
+
+    async startOidc(request: { provider: string; returnTo: string; redirectUri: string }) {
+      if (request.provider !== 'google') throw notFound('PACKYARD_IDENTITY_OIDC_PROVIDER_NOT_FOUND', `Unknown sign-in provider ${request.provider}`);
+      if (!oidc.configured) throw new PackyardError('UNAVAILABLE', 'PACKYARD_IDENTITY_OIDC_NOT_CONFIGURED', 'Google sign-in is not configured');
+      return oidc.start({ returnTo: request.returnTo, redirectUri: request.redirectUri });
+    },
+
+    /** creates the account, or links an existing one, by the provider's verified e-mail address */
+    async finishOidc(request: { state: string; code: string; redirectUri: string }) {
+      const identity = await oidc.finish(request);
+      const link = { issuer: identity.issuer, subject: identity.subject };
+      const userId = await claimEmail(identity.email);
+      const existing = await load(userId);
+      const user =
+        existing.status === 'registered'
+          ? await execute(userId, { type: 'LinkIdentity', ...link, email: identity.email, at: now() })
+          : await execute(userId, { type: 'RegisterUser', userId, email: identity.email, passwordHash: null, identity: link, at: now() });
+      return { session: await session(user), returnTo: identity.returnTo };
+    },
+
+    async profile(caller: Caller) {
+      const user = await registeredUser(caller);
+      return { email: user.email, ...user.profile };
+    },
+
+    async updateProfile(caller: Caller, changes: Partial<ProfileSettings> & { email?: string }) {
+      const user = await execute(signedIn(caller), { type: 'UpdateProfile', changes, at: now() }, caller);
+      return { email: user.email, ...user.profile };
+    },
+
+    async security(caller: Caller) {
+      const user = await registeredUser(caller);
+      return { twoFactorEnabled: false, lastPasswordChange: user.passwordChangedAt };
+    },
+
+    async changePassword(caller: Caller, request: { currentPassword: string; newPassword: string }) {
+      personally(caller, 'change the password');
+      const user = await registeredUser(caller);
+      // 400, not 401: a 401 would sign the console out (spec §4)
+      if (user.passwordHash && !(await verifyPassword(user.passwordHash, request.currentPassword))) {
+        throw invalid('PACKYARD_IDENTITY_PASSWORD_INCORRECT', 'Current password is incorrect');
+      }
+      validateNewPassword(request.newPassword);
+      const changed = await execute(user.userId, { type: 'ChangePassword', passwordHash: await hashPassword(request.newPassword), at: now() }, caller);
+      await refreshTokens.revokeAll(user.userId);
+      return session(changed);
+    },
+
+    async listTokens(caller: Caller) {
+      const user = await registeredUser(caller);
+      return user.tokens;
+    },
+
+    async createToken(caller: Caller, request: { name: string; scopes: string[] }) {
+      personally(caller, 'create API keys');
+      const token = `${USER_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+      const tokenId = randomUUID();
+      const user = await execute(signedIn(caller), { type: 'CreateUserToken', tokenId, name: request.name, scopes: request.scopes, tokenHash: hashToken(token), at: now() }, caller);
+      return { ...user.tokens.find((candidate) => candidate.id === tokenId)!, token };
+    },
+
+    async deleteToken(caller: Caller, tokenId: string) {
+      await execute(signedIn(caller), { type: 'DeleteUserToken', tokenId, at: now() }, caller);
+    },
+  };
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;

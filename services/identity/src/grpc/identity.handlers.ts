@@ -1,0 +1,44 @@
+import type { ServiceImplementation } from 'nice-grpc';
+import type { CallerContext } from '@packyard/platform';
+import type { IdentityServiceDefinition, UserToken } from '@packyard/proto/packyard/identity/v1/identity';
+import type { Accounts } from '../accounts';
+import type { UserToken as StoredUserToken } from '../user/user.decider';
+
+const toUserToken = (token: StoredUserToken): UserToken => ({
+  id: token.id,
+  name: token.name,
+  scopes: token.scopes,
+  createdAt: token.createdAt,
+  // keys are not accepted as credentials yet, so none has been used
+  lastUsed: '',
+  token: '',
+});
+
+export const identityHandlers = (accounts: Accounts): ServiceImplementation<typeof IdentityServiceDefinition, CallerContext> => ({
+  register: (request) => accounts.register(request),
+  login: (request) => accounts.login(request),
+  refresh: (request) => accounts.refresh(request.refreshToken),
+  logout: async (request) => {
+    await accounts.logout(request.refreshToken);
+    return {};
+  },
+  startOidc: async (request) => ({ authorizationUrl: await accounts.startOidc(request) }),
+  finishOidc: (request) => accounts.finishOidc(request),
+  getJwks: async () => ({ json: JSON.stringify(accounts.jwks()) }),
+  getProfile: (_request, { caller }) => accounts.profile(caller),
+  updateProfile: (request, { caller }) => accounts.updateProfile(caller, request),
+  getSecurity: async (_request, { caller }) => {
+    const security = await accounts.security(caller);
+    return { twoFactorEnabled: security.twoFactorEnabled, lastPasswordChange: security.lastPasswordChange ?? '' };
+  },
+  changePassword: (request, { caller }) => accounts.changePassword(caller, request),
+  listUserTokens: async (_request, { caller }) => ({ tokens: (await accounts.listTokens(caller)).map(toUserToken) }),
+  createUserToken: async (request, { caller }) => {
+    const created = await accounts.createToken(caller, request);
+    return { ...toUserToken(created), token: created.token };
+  },
+  deleteUserToken: async (request, { caller }) => {
+    await accounts.deleteToken(caller, request.id);
+    return {};
+  },
+});

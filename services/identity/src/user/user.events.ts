@@ -1,0 +1,47 @@
+import type { DomainEvent } from '@packyard/platform';
+import type { UserRegistered as UserRegisteredData } from '@packyard/proto/packyard/identity/v1/events';
+
+export const TIMEZONES = ['UTC', 'America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles', 'Europe/London', 'Europe/Paris', 'Asia/Tokyo'] as const;
+export const THEMES = ['system', 'light', 'dark'] as const;
+export const USER_TOKEN_SCOPES = ['read', 'publish', 'admin'] as const;
+
+export interface ProfileSettings {
+  name: string;
+  timezone: string;
+  theme: string;
+  emailNotifications: boolean;
+  pushNotifications: boolean;
+  weeklyDigest: boolean;
+}
+
+/** the spec's defaults: timezone UTC, theme system, e-mail on, push off, digest on */
+export const DEFAULT_PROFILE: ProfileSettings = {
+  name: '',
+  timezone: 'UTC',
+  theme: 'system',
+  emailNotifications: true,
+  pushNotifications: false,
+  weeklyDigest: true,
+};
+
+/** the one integration event: other contexts learn of new accounts; it carries no secret */
+export type UserRegistered = DomainEvent<'UserRegistered', UserRegisteredData>;
+/**
+ * Password hashes (argon2id, never the password) are domain events so that the aggregate
+ * alone decides sign-in; they stay in identity's own log and never reach the bus.
+ */
+export type PasswordSet = DomainEvent<'PasswordSet', { userId: string; passwordHash: string; at: string }>;
+export type PasswordChanged = DomainEvent<'PasswordChanged', { userId: string; passwordHash: string; at: string }>;
+export type IdentityLinked = DomainEvent<'IdentityLinked', { userId: string; issuer: string; subject: string; email: string; at: string }>;
+export type ProfileUpdated = DomainEvent<'ProfileUpdated', { userId: string; changes: Partial<ProfileSettings>; at: string }>;
+export type UserTokenCreated = DomainEvent<
+  'UserTokenCreated',
+  { userId: string; tokenId: string; name: string; scopes: string[]; tokenHash: string; createdAt: string }
+>;
+export type UserTokenDeleted = DomainEvent<'UserTokenDeleted', { userId: string; tokenId: string; at: string }>;
+
+export type UserEvent = UserRegistered | PasswordSet | PasswordChanged | IdentityLinked | ProfileUpdated | UserTokenCreated | UserTokenDeleted;
+
+export const isUserIntegrationEvent = (event: UserEvent) => event.type === 'UserRegistered';
+
+export const userStream = (userId: string) => `user-${userId}`;
