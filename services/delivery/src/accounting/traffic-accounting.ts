@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import type { BusMessage } from '@packyard/platform';
+import type { PackageDownloaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
+import type { TokenVerdict } from '../auth/token-verdicts';
+import type { RepositoryRecord } from '../catalog/served-file';
+
+interface TrafficTotals {
+  repository: RepositoryRecord;
+  verdict: TokenVerdict;
+  requests: number;
+  bytes: number;
+  firstMs: number;
+  lastMs: number;
+}
+
+interface DownloadTotals {
+  repository: RepositoryRecord;
+  verdict: TokenVerdict;
+  sha256: string;
+  count: number;
+  bytes: number;
+  lastMs: number;
+}
+
+/**
+ * Counts what the edge served in memory (two map updates per request) and turns the
+ * totals into integration events when flushed: one FilesServed per repository and token,
+ * one PackageDownloaded per package and token. Nothing here waits on a store.
+ */
+export class TrafficAccounting {
+  private traffic = new Map<string, TrafficTotals>();
+  private downloads = new Map<string, DownloadTotals>();
+
+  constructor(private readonly packageIdOf: (repositoryId: string, sha256: string) => string | undefined) {}
+
+  served(repository: RepositoryRecord, verdict: TokenVerdict, bytes: number, nowMs: number): void {
+    const key = `${repository.id}|${verdict.tokenId}`;
+    const totals = this.traffic.get(key);
+    if (totals) {
+      totals.requests += 1;
+      totals.bytes += bytes;
+      totals.lastMs = nowMs;
+    } else this.traffic.set(key, { repository, verdict, requests: 1, bytes, firstMs: nowMs, lastMs: nowMs });
+  }
+
+  downloaded(repository: RepositoryRecord, verdict: TokenVerdict, sha256: string, bytes: number, nowMs: number): void {
+    const key = `${repository.id}|${sha256}|${verdict.tokenId}`;
+    const totals = this.downloads.get(key);
+    if (totals) {
+      totals.count += 1;
+      totals.bytes += bytes;
+      totals.lastMs = nowMs;
+    } else this.downloads.set(key, { repository, verdict, sha256, count: 1, bytes, lastMs: nowMs });
+  }
+
+  /** the events for everything counted since the previous drain */
+  drain(): BusMessage[] {
+    const traffic = this.traffic;
+    const downloads = this.downloads;
+    this.traffic = new Map();
+    this.downloads = new Map();
+    const messages: BusMessage[] = [];
+    for (const totals of traffic.values()) {
+      const data: FilesServed = {
+        repositoryId: totals.repository.id,
+        workspaceId: totals.repository.workspaceId,
+        ownerId: totals.repository.ownerId,
+        tokenId: totals.verdict.tokenId,
+        tokenKind: totals.verdict.kind,
+        requests: totals.requests,
+        bytes: totals.bytes,
+        firstServedAt: new Date(totals.firstMs).toISOString(),
+        lastServedAt: new Date(totals.lastMs).toISOString(),
+      };
+      messages.push({ id: randomUUID(), type: 'FilesServed', key: totals.repository.id, data });
+    }
+    for (const totals of downloads.values()) {
+      // a file whose PackageUploaded has not reached delivery yet cannot be attributed
+      const packageId = this.packageIdOf(totals.repository.id, totals.sha256);
+      if (!packageId) continue;
+      const data: PackageDownloaded = {
+        packageId,
+        repositoryId: totals.repository.id,
+        workspaceId: totals.repository.workspaceId,
+        ownerId: totals.repository.ownerId,
+        bytes: totals.bytes,
+        tokenId: totals.verdict.tokenId,
+        downloadedAt: new Date(totals.lastMs).toISOString(),
+        count: totals.count,
+      };
+      messages.push({ id: randomUUID(), type: 'PackageDownloaded', key: totals.repository.id, data });
+    }
+    return messages;
+  }
+}

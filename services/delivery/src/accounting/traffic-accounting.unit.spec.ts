@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { TokenVerdict } from '../auth/token-verdicts';
+import type { RepositoryRecord } from '../catalog/served-file';
+import { TrafficAccounting } from './traffic-accounting';
+
+const repository: RepositoryRecord = { id: 'r1', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', name: 'tools', ownerId: 'u1', codename: '', component: '' };
+const token: TokenVerdict = { valid: true, kind: 'repo_token', tokenId: 't1', ownerId: 'u1', scopes: [], repositoryId: 'r1' };
+const other: TokenVerdict = { ...token, tokenId: 't2' };
+
+describe('TrafficAccounting', () => {
+  it('sums requests and bytes per repository and token, and downloads per package and token', () => {
+    const accounting = new TrafficAccounting((_repo, sha) => (sha === 'aa' ? 'p1' : undefined));
+    accounting.served(repository, token, 100, Date.parse('2024-03-05T10:00:00Z'));
+    accounting.served(repository, token, 50, Date.parse('2024-03-05T10:00:01Z'));
+    accounting.served(repository, other, 7, Date.parse('2024-03-05T10:00:02Z'));
+    accounting.downloaded(repository, token, 'aa', 40, Date.parse('2024-03-05T10:00:01Z'));
+    accounting.downloaded(repository, token, 'aa', 40, Date.parse('2024-03-05T10:00:03Z'));
+    accounting.downloaded(repository, token, 'unknown', 40, Date.parse('2024-03-05T10:00:03Z'));
+
+    const messages = accounting.drain();
+    expect(messages.map((m) => [m.type, m.key, m.data])).toEqual([
+      ['FilesServed', 'r1', expect.objectContaining({ tokenId: 't1', tokenKind: 'repo_token', workspaceId: 'w1', requests: 2, bytes: 150, firstServedAt: '2024-03-05T10:00:00.000Z', lastServedAt: '2024-03-05T10:00:01.000Z' })],
+      ['FilesServed', 'r1', expect.objectContaining({ tokenId: 't2', requests: 1, bytes: 7 })],
+      ['PackageDownloaded', 'r1', expect.objectContaining({ packageId: 'p1', tokenId: 't1', count: 2, bytes: 80, downloadedAt: '2024-03-05T10:00:03.000Z' })],
+    ]);
+    expect(new Set(messages.map((m) => m.id)).size).toBe(3);
+  });
+
+  it('starts from zero after a drain', () => {
+    const accounting = new TrafficAccounting(() => 'p1');
+    accounting.served(repository, token, 1, 0);
+    accounting.drain();
+    expect(accounting.drain()).toEqual([]);
+  });
+});

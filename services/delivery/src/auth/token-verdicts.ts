@@ -1,0 +1,91 @@
+import type { RepositoryRecord } from '../catalog/served-file';
+
+/** What the token module said about a token (ValidateToken), reduced to what the edge checks. */
+export interface TokenVerdict {
+  valid: boolean;
+  /** "repo_token" | "access_token" */
+  kind: string;
+  tokenId: string;
+  ownerId: string;
+  scopes: string[];
+  /** the repository the token is limited to; empty: all of its owner's repositories */
+  repositoryId: string;
+}
+
+export const INVALID: TokenVerdict = { valid: false, kind: '', tokenId: '', ownerId: '', scopes: [], repositoryId: '' };
+
+/** The token in `Authorization: Basic base64(token:)`, the user name (DESIGN §4), or undefined. */
+export function basicAuthToken(header: string | undefined): string | undefined {
+  if (!header || header.length < 7 || header.slice(0, 6).toLowerCase() !== 'basic ') return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const user = colon < 0 ? decoded : decoded.slice(0, colon);
+  return user === '' ? undefined : user;
+}
+
+/**
+ * Whether a token may read this repository: a repository token of this very repository,
+ * or an account token of the repository's owner with the `read` scope, for all its
+ * repositories or limited to this one.
+ */
+export function grantsRead(verdict: TokenVerdict, repository: RepositoryRecord): boolean {
+  if (!verdict.valid) return false;
+  if (verdict.kind === 'repo_token') return verdict.repositoryId === repository.id;
+  if (verdict.kind === 'access_token') {
+    return verdict.ownerId === repository.ownerId && verdict.scopes.includes('read') && (verdict.repositoryId === '' || verdict.repositoryId === repository.id);
+  }
+  return false;
+}
+
+export interface VerdictCacheOptions {
+  /** how long a valid verdict is reused: the bound on how late a revocation takes effect */
+  ttlMs: number;
+  /** how long an invalid one is (so a client retrying a wrong token costs no call each time) */
+  negativeTtlMs: number;
+  /** past this many entries the cache starts over, so guessed tokens cannot grow it without bound */
+  maxEntries: number;
+  now?: () => number;
+}
+
+interface Entry {
+  verdict: TokenVerdict;
+  expires: number;
+}
+
+/**
+ * Verdicts per `Authorization` header value, so a token is checked with the token module
+ * once per few seconds, not once per request. A hit answers synchronously (the hot
+ * path allocates no promise); concurrent misses of one value share one call. Failed calls
+ * are not cached: the next request asks again.
+ */
+export class VerdictCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly pending = new Map<string, Promise<TokenVerdict>>();
+  private readonly now: () => number;
+
+  constructor(
+    private readonly validate: (token: string) => Promise<TokenVerdict>,
+    private readonly options: VerdictCacheOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  verdict(header: string | undefined): TokenVerdict | Promise<TokenVerdict> {
+    if (header === undefined) return INVALID;
+    const entry = this.entries.get(header);
+    if (entry && entry.expires > this.now()) return entry.verdict;
+    const inFlight = this.pending.get(header);
+    if (inFlight) return inFlight;
+    const token = basicAuthToken(header);
+    if (token === undefined) return INVALID;
+    const call = this.validate(token)
+      .then((verdict) => {
+        if (this.entries.size >= this.options.maxEntries) this.entries.clear();
+        this.entries.set(header, { verdict, expires: this.now() + (verdict.valid ? this.options.ttlMs : this.options.negativeTtlMs) });
+        return verdict;
+      })
+      .finally(() => this.pending.delete(header));
+    this.pending.set(header, call);
+    return call;
+  }
+}

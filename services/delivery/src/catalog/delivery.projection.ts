@@ -1,0 +1,116 @@
+import { isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
+import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { IndexPublished, RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { PublicationRecord, RepositoryRecord } from './served-file';
+
+export const REPOSITORIES = 'delivery_repositories';
+export const PUBLICATIONS = 'delivery_publications';
+export const PACKAGES = 'delivery_packages';
+
+/** which package a stored file is, so downloads can be counted against it */
+export interface PackageRecord {
+  /** `<repositoryId>|<sha256>` */
+  id: string;
+  repositoryId: string;
+  packageId: string;
+}
+
+const TOMBSTONE: RepositoryRecord = { id: '', kind: 'DEB', workspaceId: '', workspaceSlug: '', name: '', ownerId: '', codename: '', component: '' };
+
+export const packageRecordId = (repositoryId: string, sha256: string) => `${repositoryId}|${sha256}`;
+
+/** what a projected event changed, for the in-memory state to follow */
+export type CatalogChange = { kind: 'repository'; repositoryId: string } | { kind: 'package'; record: PackageRecord; deleted: boolean };
+
+/**
+ * Delivery's read model, projected from the repository and artifact events its reactions
+ * put in its inbox: the repositories (for URLs and token checks), the published
+ * generations of every distribution (the newest and the ones it retains) and which
+ * package each stored file is. `onChange` lets the running edge follow; a rebuild
+ * (`packyard rebuild-projections --target=delivery`) runs without it.
+ */
+export function deliveryProjection(onChange: (change: CatalogChange) => Promise<void> | void = () => {}): Projection {
+  return {
+    name: 'delivery-catalog',
+    collections: [REPOSITORIES, PUBLICATIONS, PACKAGES],
+    async handle(event: RecordedEvent, readModels) {
+      const fromRepository = isInboxEvent(event.stream, 'repository');
+      if (!fromRepository && !isInboxEvent(event.stream, 'artifact')) return;
+      const repositories = readModels.collection<RepositoryRecord>(REPOSITORIES);
+      const publications = readModels.collection<PublicationRecord>(PUBLICATIONS);
+      const packages = readModels.collection<PackageRecord>(PACKAGES);
+      switch (event.type) {
+        case 'RepositoryCreated': {
+          const data = event.data as RepositoryCreated;
+          await repositories.upsert({
+            id: data.repositoryId,
+            kind: data.kind === 'RPM' ? 'RPM' : 'DEB',
+            workspaceId: data.workspaceId,
+            workspaceSlug: data.workspaceSlug,
+            name: data.name,
+            ownerId: data.ownerId,
+            codename: data.codename,
+            component: data.component,
+          });
+          return onChange({ kind: 'repository', repositoryId: data.repositoryId });
+        }
+        case 'RepositoryDeleted': {
+          const { repositoryId } = event.data as RepositoryDeleted;
+          // a tombstone: a publication finishing after the deletion must not bring it back
+          await repositories.upsert({ ...TOMBSTONE, ...(await repositories.get(repositoryId)), id: repositoryId, deleted: true });
+          await publications.deleteMany({ repositoryId });
+          await packages.deleteMany({ repositoryId });
+          return onChange({ kind: 'repository', repositoryId });
+        }
+        case 'IndexPublished': {
+          const data = event.data as IndexPublished;
+          const known = await repositories.get(data.repositoryId);
+          if (known?.deleted) return;
+          if (!known) {
+            await repositories.upsert({
+              id: data.repositoryId,
+              kind: data.kind === 'RPM' ? 'RPM' : 'DEB',
+              workspaceId: data.workspaceId,
+              workspaceSlug: data.workspaceSlug,
+              name: data.repositoryName,
+              ownerId: data.ownerId,
+              codename: '',
+              component: '',
+            });
+          }
+          await publications.upsert({
+            id: `${data.repositoryId}|${data.distribution}|${data.generation}`,
+            repositoryId: data.repositoryId,
+            distribution: data.distribution,
+            distro: data.distro,
+            version: data.version,
+            generation: data.generation,
+            publishedAt: data.publishedAt,
+            retainedGenerations: data.retainedGenerations,
+            files: data.files,
+          });
+          const kept = new Set([data.generation, ...data.retainedGenerations]);
+          for (const old of await publications.find({ repositoryId: data.repositoryId, distribution: data.distribution })) {
+            if (old.generation < data.generation && !kept.has(old.generation)) await publications.delete(old.id);
+          }
+          return onChange({ kind: 'repository', repositoryId: data.repositoryId });
+        }
+        case 'PackageUploaded': {
+          const data = event.data as PackageUploaded;
+          const record = { id: packageRecordId(data.repositoryId, data.sha256), repositoryId: data.repositoryId, packageId: data.packageId };
+          await packages.upsert(record);
+          return onChange({ kind: 'package', record, deleted: false });
+        }
+        case 'PackageDeleted': {
+          const data = event.data as PackageDeleted;
+          const found = await packages.find({ repositoryId: data.repositoryId, packageId: data.packageId });
+          for (const record of found) {
+            await packages.delete(record.id);
+            await onChange({ kind: 'package', record, deleted: true });
+          }
+          return;
+        }
+      }
+    },
+  };
+}

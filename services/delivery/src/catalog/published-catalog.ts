@@ -1,0 +1,106 @@
+import type { Readable } from 'node:stream';
+import type { ReadModelStore } from '@packyard/platform';
+import { PUBLICATIONS, REPOSITORIES } from './delivery.projection';
+import { repositoryPath, servedFiles, type PublicationRecord, type RepositoryRecord, type ServedFile } from './served-file';
+
+/** metadata files up to this size are answered from memory (Packages, repodata, InRelease) */
+const IN_MEMORY_FILE_LIMIT = 4 * 1024 * 1024;
+
+export interface BlobReader {
+  get(key: string): Promise<Readable>;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The published state the edge answers from, in memory: URL path → file, repository
+ * path → repository. It is rebuilt per repository from delivery's read model whenever
+ * the projection changes it (and for all at start), off the request path; the swap of a
+ * repository's files is one synchronous step, so a request sees one state or the other.
+ */
+export class PublishedCatalog {
+  private readonly files = new Map<string, ServedFile>();
+  private readonly pathsOf = new Map<string, string[]>();
+  private readonly byPath = new Map<string, RepositoryRecord>();
+  private readonly byId = new Map<string, RepositoryRecord>();
+  private readonly refreshes = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly readModels: ReadModelStore,
+    private readonly blobs: BlobReader,
+  ) {}
+
+  file(path: string): ServedFile | undefined {
+    return this.files.get(path);
+  }
+
+  /** the repository a `/deb/{slug}/{name}/…` or `/rpm/…` path belongs to */
+  repositoryOf(path: string): RepositoryRecord | undefined {
+    let slash = path.indexOf('/', 5);
+    if (slash < 0) return undefined;
+    slash = path.indexOf('/', slash + 1);
+    return this.byPath.get(slash < 0 ? path : path.slice(0, slash));
+  }
+
+  repository(id: string): RepositoryRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  async refreshAll(): Promise<void> {
+    const repositories = await this.readModels.collection<RepositoryRecord & { id: string }>(REPOSITORIES).find({});
+    for (const repository of repositories) await this.refresh(repository.id);
+  }
+
+  /** rebuilds one repository's files; refreshes of the same repository run one after another */
+  refresh(repositoryId: string): Promise<void> {
+    const next = (this.refreshes.get(repositoryId) ?? Promise.resolve()).then(() => this.rebuild(repositoryId));
+    const settled = next.catch(() => undefined);
+    this.refreshes.set(repositoryId, settled);
+    void settled.then(() => {
+      if (this.refreshes.get(repositoryId) === settled) this.refreshes.delete(repositoryId);
+    });
+    return next;
+  }
+
+  private async rebuild(repositoryId: string): Promise<void> {
+    const repository = await this.readModels.collection<RepositoryRecord>(REPOSITORIES).get(repositoryId);
+    if (!repository || repository.deleted) return this.install(repositoryId, undefined, new Map());
+    const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
+    const files = servedFiles(repository, publications);
+    // bodies already in memory are reused by blob key (content-addressed: same key, same bytes)
+    const loaded = new Map<string, Buffer>();
+    for (const path of this.pathsOf.get(repositoryId) ?? []) {
+      const current = this.files.get(path);
+      if (current?.body) loaded.set(current.blobKey, current.body);
+    }
+    for (const file of files.values()) {
+      if (file.isPackage || file.size > IN_MEMORY_FILE_LIMIT) continue;
+      let body = loaded.get(file.blobKey);
+      if (!body) {
+        body = await readAll(await this.blobs.get(file.blobKey));
+        loaded.set(file.blobKey, body);
+      }
+      file.body = body;
+    }
+    this.install(repositoryId, repository, files);
+  }
+
+  private install(repositoryId: string, repository: RepositoryRecord | undefined, files: Map<string, ServedFile>) {
+    const previous = this.byId.get(repositoryId);
+    if (previous) this.byPath.delete(repositoryPath(previous));
+    for (const path of this.pathsOf.get(repositoryId) ?? []) this.files.delete(path);
+    if (!repository) {
+      this.byId.delete(repositoryId);
+      this.pathsOf.delete(repositoryId);
+      return;
+    }
+    this.byId.set(repositoryId, repository);
+    this.byPath.set(repositoryPath(repository), repository);
+    for (const [path, file] of files) this.files.set(path, file);
+    this.pathsOf.set(repositoryId, [...files.keys()]);
+  }
+}

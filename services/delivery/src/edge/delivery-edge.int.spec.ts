@@ -1,0 +1,223 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadModelStore, inboxStream, type ReadModelStore } from '@packyard/platform';
+import { FsBlobStore } from '@packyard/platform/blobs/index';
+import type { IndexFile, IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
+import { TrafficAccounting } from '../accounting/traffic-accounting';
+import { INVALID, VerdictCache, type TokenVerdict } from '../auth/token-verdicts';
+import { deliveryProjection, type CatalogChange } from '../catalog/delivery.projection';
+import { PublishedCatalog } from '../catalog/published-catalog';
+import { PublicKeys } from '../keys/public-keys';
+import { deliveryEdge } from './delivery-edge';
+import { EdgeMetrics } from './edge-metrics';
+
+// The edge against a publication built in the test: a real blob store and read model, the
+// projection fed with the events the pipeline emits, and fetch as the client.
+
+const TOKEN = 'pk_live_good';
+const OTHER_REPO_TOKEN = 'pk_live_other';
+const basic = (token: string) => `Basic ${Buffer.from(`${token}:`).toString('base64')}`;
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('delivery edge', () => {
+  let dir: string;
+  let blobs: FsBlobStore;
+  let readModels: ReadModelStore;
+  let catalog: PublishedCatalog;
+  let accounting: TrafficAccounting;
+  let server: Server;
+  let base: string;
+  let position = 0;
+  const registry = new Registry();
+  const validations: string[] = [];
+
+  const project = async (type: string, data: unknown) => {
+    position += 1;
+    const changes: CatalogChange[] = [];
+    await deliveryProjection((change) => void changes.push(change)).handle(
+      { id: `e${position}`, stream: inboxStream('repository', `m${position}`), type, data, version: 1, position, recordedAt: new Date().toISOString() },
+      readModels,
+    );
+    for (const change of changes) if (change.kind === 'repository') await catalog.refresh(change.repositoryId);
+  };
+
+  const put = async (path: string, bytes: Buffer, isPackage = false): Promise<IndexFile> => {
+    const info = await blobs.putContentAddressed('test', Readable.from([bytes]));
+    return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType: '', package: isPackage };
+  };
+
+  const publication = (generation: number, files: IndexFile[], retainedGenerations: number[]): IndexPublished => ({
+    repositoryId: 'r1',
+    distribution: 'debian/bookworm',
+    generation,
+    publishedAt: new Date(Date.UTC(2024, 2, 5, 10, generation)).toISOString(),
+    kind: 'DEB',
+    workspaceId: 'w1',
+    workspaceSlug: 'acme',
+    repositoryName: 'tools',
+    distro: 'debian',
+    version: 'bookworm',
+    files,
+    retainedGenerations,
+    ownerId: 'u1',
+  });
+
+  const inRelease = (generation: number) => Buffer.from(`-----BEGIN PGP SIGNED MESSAGE-----\nGeneration: ${generation}\n`);
+  const packages = (generation: number) => Buffer.from(`Package: hello\nVersion: ${generation}\n`);
+  const pool = randomBytes(300_000);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'packyard-edge-'));
+    blobs = new FsBlobStore(join(dir, 'blobs'));
+    readModels = await createReadModelStore({ kind: 'sqlite', dataDir: dir, module: 'delivery' });
+    catalog = new PublishedCatalog(readModels, blobs);
+    accounting = new TrafficAccounting(() => 'p1');
+    const verdicts = new VerdictCache(
+      async (token): Promise<TokenVerdict> => {
+        validations.push(token);
+        if (token === TOKEN) return { valid: true, kind: 'repo_token', tokenId: 't1', ownerId: 'u1', scopes: [], repositoryId: 'r1' };
+        if (token === OTHER_REPO_TOKEN) return { valid: true, kind: 'repo_token', tokenId: 't2', ownerId: 'u1', scopes: [], repositoryId: 'r2' };
+        return INVALID;
+      },
+      { ttlMs: 4000, negativeTtlMs: 1000, maxEntries: 100 },
+    );
+    const publicKeys = new PublicKeys(async () => ({ armored: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n', binary: Buffer.from([0x99, 1, 2]) }));
+    const edge = deliveryEdge({ catalog, verdicts, accounting, blobs, publicKeys, metrics: new EdgeMetrics(registry), logger: pino({ level: 'silent' }) });
+    server = createServer((request, response) => (edge.matches(request.url!) ? edge.handle(request, response) : response.writeHead(418).end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deb/acme/tools/debian`;
+
+    for (let generation = 1; generation <= 5; generation++) {
+      const packagesFile = await put('dists/bookworm/main/binary-amd64/Packages', packages(generation));
+      await project(
+        'IndexPublished',
+        publication(
+          generation,
+          [
+            await put('dists/bookworm/InRelease', inRelease(generation)),
+            packagesFile,
+            { ...packagesFile, path: `dists/bookworm/main/binary-amd64/by-hash/SHA256/${packagesFile.sha256}` },
+            await put('pool/main/h/hello/hello_1.0_all.deb', pool, true),
+          ],
+          [generation - 1, generation - 2, generation - 3].filter((g) => g > 0),
+        ),
+      );
+    }
+  });
+
+  afterAll(async () => {
+    server?.close();
+    await readModels?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    fetch(`${base}/${path}`, { method, headers: { authorization: basic(TOKEN), ...headers } });
+
+  it('answers 401 with a Basic challenge and no page for a missing, wrong or foreign token', async () => {
+    for (const authorization of [undefined, basic('pk_wrong'), basic(OTHER_REPO_TOKEN), 'Bearer pk_live_good']) {
+      const response = await fetch(`${base}/dists/bookworm/InRelease`, { headers: authorization ? { authorization } : {} });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Basic realm="Packyard"');
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await response.text()).toBe('Unauthorized\n');
+    }
+    // an unknown repository looks the same as a wrong token
+    expect((await fetch(base.replace('tools', 'nothing') + '/dists/bookworm/InRelease')).status).toBe(401);
+  });
+
+  it('serves the newest InRelease with a strong ETag, RFC 1123 Last-Modified and short revalidating caching', async () => {
+    const response = await get('dists/bookworm/InRelease');
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(inRelease(5).toString());
+    expect(response.headers.get('etag')).toBe(`"${sha256(inRelease(5))}"`);
+    expect(response.headers.get('last-modified')).toBe('Tue, 05 Mar 2024 10:05:00 GMT');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=60, must-revalidate');
+    expect(response.headers.get('vary')).toBe('Authorization');
+  });
+
+  it('answers 304 to If-None-Match and If-Modified-Since, 200 once the content changed', async () => {
+    const etag = (await get('dists/bookworm/InRelease')).headers.get('etag')!;
+    expect((await get('dists/bookworm/InRelease', { 'if-none-match': etag })).status).toBe(304);
+    expect((await get('dists/bookworm/InRelease', { 'if-modified-since': 'Tue, 05 Mar 2024 10:05:00 GMT' })).status).toBe(304);
+    expect((await get('dists/bookworm/InRelease', { 'if-none-match': `"${sha256(inRelease(4))}"` })).status).toBe(200);
+  });
+
+  it('keeps by-hash files of the 3 previous generations readable and forgets older ones, immutable', async () => {
+    for (const generation of [2, 3, 4, 5]) {
+      const response = await get(`dists/bookworm/main/binary-amd64/by-hash/SHA256/${sha256(packages(generation))}`);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(packages(generation).toString());
+      expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    }
+    expect((await get(`dists/bookworm/main/binary-amd64/by-hash/SHA256/${sha256(packages(1))}`)).status).toBe(404);
+  });
+
+  it('streams pool files whole, by range and by HEAD, and refuses a range past the end', async () => {
+    const whole = await get('pool/main/h/hello/hello_1.0_all.deb');
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-type')).toBe('application/vnd.debian.binary-package');
+    expect(whole.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(await whole.arrayBuffer()).equals(pool)).toBe(true);
+
+    const part = await get('pool/main/h/hello/hello_1.0_all.deb', { range: 'bytes=1000-1999' });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 1000-1999/${pool.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).equals(pool.subarray(1000, 2000))).toBe(true);
+
+    const head = await get('pool/main/h/hello/hello_1.0_all.deb', {}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(pool.length));
+    expect(await head.text()).toBe('');
+
+    const beyond = await get('pool/main/h/hello/hello_1.0_all.deb', { range: `bytes=${pool.length}-` });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${pool.length}`);
+  });
+
+  it('finds percent-encoded pool names as apt sends them, and answers 404 for unknown files of a known repository', async () => {
+    expect((await get('pool/main/h/hello/hello_1.0_all%2edeb')).status).toBe(200);
+    expect((await get('dists/bookworm/nothing')).status).toBe(404);
+  });
+
+  it('serves the public key without a token', async () => {
+    const armored = await fetch(base.replace(/\/debian$/, '/gpg.key'));
+    expect(armored.status).toBe(200);
+    expect(await armored.text()).toContain('BEGIN PGP PUBLIC KEY BLOCK');
+    const keyring = await fetch(base.replace(/\/debian$/, '/keyring.gpg'));
+    expect(Buffer.from(await keyring.arrayBuffer())[0]).toBe(0x99);
+  });
+
+  it('checks a token once per few seconds, not per request, and counts what it served', async () => {
+    validations.length = 0;
+    accounting.drain();
+    for (let i = 0; i < 20; i++) await (await get('dists/bookworm/InRelease')).arrayBuffer();
+    await (await get('pool/main/h/hello/hello_1.0_all.deb')).arrayBuffer();
+    expect(validations).toEqual([]);
+    const messages = accounting.drain();
+    expect(messages.find((m) => m.type === 'FilesServed')?.data).toMatchObject({ tokenId: 't1', requests: 21, bytes: 20 * inRelease(5).length + pool.length });
+    expect(messages.find((m) => m.type === 'PackageDownloaded')?.data).toMatchObject({ packageId: 'p1', count: 1, bytes: pool.length });
+  });
+
+  it('exposes request and byte counters', async () => {
+    const metrics = await registry.metrics();
+    expect(metrics).toMatch(/packyard_delivery_requests_total\{kind="metadata",status="200"\} [1-9]/);
+    expect(metrics).toMatch(/packyard_delivery_requests_total\{kind="none",status="401"\} [1-9]/);
+    expect(metrics).toMatch(/packyard_delivery_bytes_total [1-9]/);
+  });
+
+  it('stops serving a deleted repository, and a late publication does not bring it back', async () => {
+    await project('RepositoryDeleted', { repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', deletedAt: new Date().toISOString() });
+    expect((await get('dists/bookworm/InRelease')).status).toBe(401);
+    await project('IndexPublished', publication(6, [await put('dists/bookworm/InRelease', inRelease(6))], [5]));
+    expect((await get('dists/bookworm/InRelease')).status).toBe(401);
+  });
+});

@@ -1,0 +1,168 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import type { EdgeHandler } from '@packyard/platform';
+import type { BlobStore } from '@packyard/platform/blobs/index';
+import type { TrafficAccounting } from '../accounting/traffic-accounting';
+import { grantsRead, type TokenVerdict, type VerdictCache } from '../auth/token-verdicts';
+import type { PublishedCatalog } from '../catalog/published-catalog';
+import { repositoryPath, type RepositoryRecord, type ServedFile } from '../catalog/served-file';
+import { planResponse } from '../http/conditional-request';
+import { ARMORED_KEY_FILE, KEYRING_FILE, type PublicKeys } from '../keys/public-keys';
+import type { EdgeMetrics, FileKind } from './edge-metrics';
+
+export interface DeliveryEdgeOptions {
+  catalog: PublishedCatalog;
+  verdicts: VerdictCache;
+  accounting: TrafficAccounting;
+  blobs: BlobStore;
+  publicKeys: PublicKeys;
+  metrics: EdgeMetrics;
+  logger: Logger;
+  /** BLOBS=s3 with S3_PRESIGN_DOWNLOADS: packages are answered with a redirect to a presigned URL */
+  presignDownloads?: boolean;
+}
+
+// apt shows an HTML body where it expects InRelease as a broken clearsign, so every
+// refusal is a bare text/plain answer with a status apt and dnf report as such.
+const UNAUTHORIZED_HEADERS = ['www-authenticate', 'Basic realm="Packyard"', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '13'];
+const NOT_FOUND_HEADERS = ['content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '10'];
+const PRESIGN_SECONDS = 300;
+
+function decodePath(url: string): string | undefined {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  if (!path.includes('%')) return path;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The apt/yum edge: `/deb/…` and `/rpm/…` on the bare node:http server, before fastify.
+ * Per request: one map lookup for the repository, a cached token verdict, one map lookup
+ * for the file, then bytes from memory (metadata) or a stream from the blob store (packages).
+ */
+export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
+  const { catalog, verdicts, accounting, blobs, publicKeys, metrics, logger } = options;
+
+  const refuse = (response: ServerResponse, status: 401 | 404 | 405 | 503) => {
+    metrics.request('none', status, 0);
+    if (status === 401) return response.writeHead(401, UNAUTHORIZED_HEADERS).end('Unauthorized\n');
+    if (status === 404) return response.writeHead(404, NOT_FOUND_HEADERS).end('Not found\n');
+    if (status === 405) return response.writeHead(405, ['allow', 'GET, HEAD', 'content-length', '0']).end();
+    return response.writeHead(503, ['retry-after', '1', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store']).end('Token check unavailable\n');
+  };
+
+  /** answers `file` (authorised); returns the body bytes it sends */
+  function send(request: IncomingMessage, response: ServerResponse, file: ServedFile, kind: FileKind): number {
+    const headers = request.headers;
+    const plan = planResponse(
+      { ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'], range: headers.range, ifRange: headers['if-range'] as string | undefined },
+      file,
+    );
+    const head = request.method === 'HEAD';
+    if (plan.status === 304) {
+      response.writeHead(304, file.notModifiedHeaders).end();
+      metrics.request(kind, 304, 0);
+      return 0;
+    }
+    if (plan.status === 416) {
+      response.writeHead(416, ['content-range', `bytes */${file.size}`, 'content-length', '0', 'vary', 'Authorization']).end();
+      metrics.request(kind, 416, 0);
+      return 0;
+    }
+    const start = plan.status === 206 ? plan.start : 0;
+    const end = plan.status === 206 ? plan.end : file.size - 1;
+    const length = end - start + 1;
+    const responseHeaders = plan.status === 206 ? [...file.headers, 'content-range', `bytes ${start}-${end}/${file.size}`, 'content-length', String(length)] : file.fullHeaders;
+    if (head) {
+      response.writeHead(plan.status, responseHeaders).end();
+      metrics.request(kind, plan.status, 0);
+      return 0;
+    }
+    if (file.body) {
+      response.writeHead(plan.status, responseHeaders).end(plan.status === 206 ? file.body.subarray(start, end + 1) : file.body);
+      metrics.request(kind, plan.status, length);
+      return length;
+    }
+    if (options.presignDownloads && blobs.presignedGet && plan.status === 200) {
+      blobs.presignedGet(file.blobKey, PRESIGN_SECONDS).then(
+        (location) => response.writeHead(302, ['location', location, 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '0']).end(),
+        (error) => fail(response, error, file),
+      );
+      metrics.request(kind, 302, 0);
+      return length;
+    }
+    blobs.get(file.blobKey, plan.status === 206 ? { start, end } : undefined).then(
+      (stream) => {
+        response.writeHead(plan.status, responseHeaders);
+        // a client going away mid-download is its own business, not an error
+        pipeline(stream, response).catch(() => undefined);
+      },
+      (error) => fail(response, error, file),
+    );
+    metrics.request(kind, plan.status, length);
+    return length;
+  }
+
+  function fail(response: ServerResponse, error: unknown, file: ServedFile) {
+    logger.error({ err: error, blobKey: file.blobKey }, 'published file unreadable');
+    if (!response.headersSent) response.writeHead(500, ['content-type', 'text/plain; charset=utf-8', 'content-length', '15']).end('Internal error\n');
+    else response.destroy();
+  }
+
+  function serveKey(request: IncomingMessage, response: ServerResponse, repository: RepositoryRecord, armored: boolean) {
+    publicKeys.get(repository.id).then(
+      (files) => send(request, response, armored ? files.armored : files.keyring, 'key'),
+      (error) => {
+        logger.warn({ err: error, repositoryId: repository.id }, 'public key unavailable');
+        refuse(response, 404);
+      },
+    );
+  }
+
+  function authorised(request: IncomingMessage, response: ServerResponse, path: string, repository: RepositoryRecord | undefined, verdict: TokenVerdict) {
+    if (!repository || !grantsRead(verdict, repository)) return refuse(response, 401);
+    const file = catalog.file(path);
+    if (!file) return refuse(response, 404);
+    const kind: FileKind = file.isPackage ? 'package' : 'metadata';
+    const bytes = send(request, response, file, kind);
+    const now = Date.now();
+    accounting.served(repository, verdict, bytes, now);
+    if (file.isPackage && bytes > 0 && request.method === 'GET' && (bytes === file.size || request.headers.range?.startsWith('bytes=0-'))) {
+      accounting.downloaded(repository, verdict, file.sha256, bytes, now);
+    }
+  }
+
+  return {
+    matches: (url) => url.startsWith('/deb/') || url.startsWith('/rpm/'),
+    handle(request, response) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(response, 405);
+      const path = decodePath(request.url ?? '/');
+      if (path === undefined) return refuse(response, 404);
+      const repository = catalog.repositoryOf(path);
+      // the public key and repomd.xml.key are public: a machine needs them before it has a token
+      if (repository) {
+        const rest = path.slice(repositoryPath(repository).length);
+        if (rest === `/${ARMORED_KEY_FILE}`) return serveKey(request, response, repository, true);
+        if (rest === `/${KEYRING_FILE}`) return serveKey(request, response, repository, false);
+        if (rest.endsWith('/repodata/repomd.xml.key')) {
+          const file = catalog.file(path);
+          return file ? void send(request, response, file, 'key') : refuse(response, 404);
+        }
+      }
+      const verdict = verdicts.verdict(request.headers.authorization);
+      if (!('then' in verdict)) return authorised(request, response, path, repository, verdict);
+      verdict.then(
+        (answer) => authorised(request, response, path, repository, answer),
+        (error) => {
+          logger.warn({ err: error }, 'token check failed');
+          refuse(response, 503);
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { Counter, type Registry } from 'prom-client';
+
+export type FileKind = 'metadata' | 'package' | 'key';
+
+/**
+ * `packyard_delivery_requests_total{kind,status}` and `packyard_delivery_bytes_total`,
+ * counted in plain numbers on the request path and handed to prom-client only when
+ * /metrics is scraped (a labelled inc() per request costs a label-key build each time).
+ */
+export class EdgeMetrics {
+  private readonly requests = new Map<string, number>();
+  private bytes = 0;
+
+  constructor(registry: Registry) {
+    const pending = this.requests;
+    new Counter({
+      name: 'packyard_delivery_requests_total',
+      help: 'apt/yum edge requests by file kind and HTTP status',
+      labelNames: ['kind', 'status'],
+      registers: [registry],
+      collect() {
+        for (const [key, count] of pending) {
+          const space = key.indexOf(' ');
+          this.inc({ kind: key.slice(0, space), status: key.slice(space + 1) }, count);
+        }
+        pending.clear();
+      },
+    });
+    const metrics = this;
+    new Counter({
+      name: 'packyard_delivery_bytes_total',
+      help: 'body bytes sent by the apt/yum edge',
+      registers: [registry],
+      collect() {
+        this.inc(metrics.bytes);
+        metrics.bytes = 0;
+      },
+    });
+  }
+
+  request(kind: FileKind | 'none', status: number, bytes: number): void {
+    const key = `${kind} ${status}`;
+    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    this.bytes += bytes;
+  }
+}

@@ -1,0 +1,64 @@
+import { invalid, SYSTEM_CALLER, type CallerContext, type PackyardClient } from '@packyard/platform';
+import type { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
+import type { Repository, RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
+import type { ServiceImplementation } from 'nice-grpc';
+import type { RepositoryRecord } from '../catalog/served-file';
+import { renderInstallScript } from '../install-scripts/install-script';
+import { ARMORED_KEY_FILE, KEYRING_FILE } from '../keys/public-keys';
+import { aptChoice, installSnippets, repositoryUrl, resolveOrigin } from '../snippets/install-snippets';
+
+const toRecord = (repository: Repository): RepositoryRecord => ({
+  id: repository.id,
+  kind: repository.kind === 'RPM' ? 'RPM' : 'DEB',
+  workspaceId: repository.workspaceId,
+  workspaceSlug: repository.workspaceSlug,
+  name: repository.name,
+  ownerId: repository.ownerId,
+  codename: repository.codename,
+  component: repository.component,
+});
+
+/**
+ * Snippets and install scripts. The repository comes from the repository module with the
+ * caller's identity, so tenancy is its check (another user's repository is 404); the
+ * install script is public (it holds no secret) and is looked up as the system.
+ */
+export function deliveryHandlers(
+  repositories: PackyardClient<typeof RepositoryServiceDefinition>,
+  publicUrl: string | undefined,
+): ServiceImplementation<typeof DeliveryServiceDefinition, CallerContext> {
+  return {
+    async getSnippets(request, { caller }) {
+      const repository = toRecord(await repositories.getRepository({ id: request.repositoryId, workspaceId: '' }, { caller }));
+      return installSnippets({
+        origin: resolveOrigin(publicUrl, request.origin),
+        repository,
+        codename: request.codename,
+        component: request.component,
+        token: request.token,
+      });
+    },
+
+    async getInstallScript(request) {
+      if (request.product !== 'deb' && request.product !== 'rpm') throw invalid('PACKYARD_DELIVERY_UNKNOWN_PRODUCT', 'Install scripts exist for deb and rpm');
+      const repository = toRecord(await repositories.getRepository({ id: request.repositoryId, workspaceId: '' }, { caller: SYSTEM_CALLER }));
+      const kind = repository.kind === 'DEB' ? 'deb' : 'rpm';
+      if (kind !== request.product) throw invalid('PACKYARD_DELIVERY_WRONG_PRODUCT', `Repository ${repository.name} is ${repository.kind}: use install-${kind}.sh`);
+      const baseUrl = repositoryUrl(resolveOrigin(publicUrl, request.origin), repository);
+      if (kind === 'rpm') {
+        return { script: renderInstallScript('rpm', { repositoryName: repository.name, repositoryUrl: baseUrl, publicKeyUrl: `${baseUrl}/${ARMORED_KEY_FILE}` }) };
+      }
+      // without a codename the script uses the machine's own, which is what a shared download wants
+      const choice = request.codename ? aptChoice(repository, request.codename, request.component) : undefined;
+      return {
+        script: renderInstallScript('deb', {
+          repositoryName: repository.name,
+          repositoryUrl: baseUrl,
+          keyringUrl: `${baseUrl}/${KEYRING_FILE}`,
+          codename: choice?.codename ?? '',
+          component: choice?.component ?? aptChoice(repository, undefined, request.component).component,
+        }),
+      };
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { DEFAULT_INSTALL_CODENAME, DEFAULT_INSTALL_COMPONENT, distroForCodename } from '@packyard/formats';
+import { invalid } from '@packyard/platform';
+import type { Snippets } from '@packyard/proto/packyard/delivery/v1/delivery';
+import { repositoryFileStem, shellQuote, type InstallScriptKind } from '../install-scripts/install-script';
+import { repositoryPath, type RepositoryRecord } from '../catalog/served-file';
+import { ARMORED_KEY_FILE, KEYRING_FILE } from '../keys/public-keys';
+
+// The texts of the Overview, Keys and Install tabs (spec §2, §7). Every command here must
+// work verbatim with the real client, so each is built from the same URL layout the
+// edge serves and checked by the client tests.
+
+/** what the console replaces with the chosen token (spec: "a placeholder token argument") */
+export const TOKEN_PLACEHOLDER = 'YOUR_TOKEN';
+
+/** the origin apt/dnf reach Packyard at: PUBLIC_URL, else what the request came in on */
+export function resolveOrigin(publicUrl: string | undefined, requestOrigin: string): string {
+  const origin = (publicUrl || requestOrigin).replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    throw invalid('PACKYARD_DELIVERY_INVALID_ORIGIN', `Cannot build install instructions for origin ${JSON.stringify(origin)}`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.username) {
+    throw invalid('PACKYARD_DELIVERY_INVALID_ORIGIN', `Cannot build install instructions for origin ${JSON.stringify(origin)}`);
+  }
+  return url.origin;
+}
+
+export const repositoryUrl = (origin: string, repository: RepositoryRecord) => `${origin}${repositoryPath(repository)}`;
+
+const APT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const TOKEN_CHARACTERS = /^[A-Za-z0-9._~+/=-]+$/;
+
+/**
+ * The apt suite and component the instructions use: the ones asked for, else the
+ * repository's own (when its codename is one a distro publishes), else noble/main (§9).
+ */
+export function aptChoice(repository: RepositoryRecord, codename?: string, component?: string): { distro: string; codename: string; component: string } {
+  if (codename) {
+    const distro = distroForCodename(codename);
+    if (!distro) throw invalid('PACKYARD_DELIVERY_UNKNOWN_CODENAME', `Unknown codename ${JSON.stringify(codename)}`, { codename });
+    return { distro, codename, component: aptComponent(repository, component) };
+  }
+  const own = repository.codename ? distroForCodename(repository.codename) : undefined;
+  const chosen = own ? repository.codename : DEFAULT_INSTALL_CODENAME;
+  return { distro: own ?? distroForCodename(chosen)!, codename: chosen, component: aptComponent(repository, component) };
+}
+
+function aptComponent(repository: RepositoryRecord, component?: string): string {
+  const chosen = component || repository.component || DEFAULT_INSTALL_COMPONENT;
+  if (!APT_NAME.test(chosen)) throw invalid('PACKYARD_DELIVERY_INVALID_COMPONENT', `Invalid component ${JSON.stringify(chosen)}`, { component: chosen });
+  return chosen;
+}
+
+/** `{origin}/api/install-deb.sh?repo=…[&codename=…&component=…]` */
+export function installScriptUrl(origin: string, repository: RepositoryRecord, choice?: { codename: string; component: string }): string {
+  const kind: InstallScriptKind = repository.kind === 'DEB' ? 'deb' : 'rpm';
+  const query = new URLSearchParams({ repo: repository.id, ...(choice && kind === 'deb' ? { codename: choice.codename, component: choice.component } : {}) });
+  return `${origin}/api/install-${kind}.sh?${query}`;
+}
+
+export interface SnippetRequest {
+  origin: string;
+  repository: RepositoryRecord;
+  codename?: string;
+  component?: string;
+  token?: string;
+}
+
+/** the snippets response of spec §3/§7 plus repositoryUrl and publicKeyUrl (DESIGN §5) */
+export function installSnippets(request: SnippetRequest): Snippets {
+  const { origin, repository } = request;
+  if (request.token && !TOKEN_CHARACTERS.test(request.token)) throw invalid('PACKYARD_DELIVERY_INVALID_TOKEN', 'The token contains characters a Packyard token never has');
+  const token = request.token || TOKEN_PLACEHOLDER;
+  const baseUrl = repositoryUrl(origin, repository);
+  const publicKeyUrl = `${baseUrl}/${ARMORED_KEY_FILE}`;
+  const stem = repositoryFileStem(repository.name);
+  const script = `install-${repository.kind === 'DEB' ? 'deb' : 'rpm'}.sh`;
+  const choice = repository.kind === 'DEB' ? aptChoice(repository, request.codename, request.component) : undefined;
+  const scriptUrl = installScriptUrl(origin, repository, choice);
+  return {
+    apt: choice ? aptText(baseUrl, stem, token, choice) : '',
+    yum: choice ? '' : yumText(baseUrl, publicKeyUrl, stem, repository.name, token),
+    publicKeyUrl,
+    repositoryUrl: baseUrl,
+    setupCommands: {
+      oneLiner: `curl -fsSL ${shellQuote(scriptUrl)} | sudo bash -s -- ${token}`,
+      downloadScript: `curl -fsSL -o ${script} ${shellQuote(scriptUrl)}`,
+      makeExecutable: `chmod +x ${script}`,
+      runInstaller: `sudo ./${script} ${token}`,
+    },
+  };
+}
+
+/** the key as a keyring file named after the repository, where signed-by= points */
+const aptKeyCommand = (baseUrl: string, stem: string) =>
+  `sudo install -d -m 0755 /etc/apt/keyrings && curl -fsSL ${shellQuote(`${baseUrl}/${KEYRING_FILE}`)} | sudo tee /etc/apt/keyrings/${stem}.gpg >/dev/null`;
+
+function aptText(baseUrl: string, stem: string, token: string, choice: { distro: string; codename: string; component: string }): string {
+  const location = baseUrl.replace(/^[a-z]+:\/\//, '');
+  // apt 2.6 matches an http source only with the scheme in `machine`; older apt only without
+  const machines = baseUrl.startsWith('http://') ? [baseUrl, location] : [location];
+  const auth = machines.map((machine) => `machine ${machine} login ${token} password`).join('\\n');
+  return [
+    aptKeyCommand(baseUrl, stem),
+    `printf '${auth}\\n' | sudo tee /etc/apt/auth.conf.d/${stem}.conf >/dev/null && sudo chmod 600 /etc/apt/auth.conf.d/${stem}.conf`,
+    `echo 'deb [signed-by=/etc/apt/keyrings/${stem}.gpg] ${baseUrl}/${choice.distro} ${choice.codename} ${choice.component}' | sudo tee /etc/apt/sources.list.d/${stem}.list >/dev/null`,
+    'sudo apt-get update',
+  ].join('\n');
+}
+
+function yumText(baseUrl: string, publicKeyUrl: string, stem: string, name: string, token: string): string {
+  // $releasever stays literal (quoted heredoc): dnf fills in the machine's EL version
+  return [
+    `sudo tee /etc/yum.repos.d/${stem}.repo >/dev/null <<'EOF'`,
+    `[${stem}]`,
+    `name=${name.replace(/[\r\n]/g, ' ')}`,
+    `baseurl=${baseUrl}/el/$releasever`,
+    'enabled=1',
+    'repo_gpgcheck=1',
+    'gpgcheck=0',
+    `gpgkey=${publicKeyUrl}`,
+    `username=${token}`,
+    'password=',
+    'skip_if_unavailable=False',
+    'EOF',
+    'sudo chmod 600 /etc/yum.repos.d/' + stem + '.repo',
+    `sudo dnf makecache --repo ${stem}`,
+  ].join('\n');
+}
