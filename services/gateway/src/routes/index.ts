@@ -1,13 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayOptions } from '../app';
 import { authRoutes, wellKnownRoutes } from './auth.routes';
+import { installScriptsRoutes } from './install-scripts.routes';
+import { snippetsRoutes } from './snippets.routes';
 import { userRoutes } from './user.routes';
 
 /** Routes under `/api/v1`, behind bearer auth. */
-export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [userRoutes];
+export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [userRoutes, snippetsRoutes];
 
 /** Routes under `/api` that need no bearer token (sign-in, install scripts). */
-export const PUBLIC_API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [authRoutes];
+export const PUBLIC_API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [authRoutes, installScriptsRoutes];
 
 /** Routes at the root of the origin, outside `/api` (`/.well-known/...`). */
 export const ROOT_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [wellKnownRoutes];
