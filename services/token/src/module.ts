@@ -1,8 +1,41 @@
-import { defineModule, grpcServerModule, httpServerModule } from '@packyard/platform';
+import { busModule, defineModule, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
+import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
+import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
+import { tokenHandlers } from './grpc/token.handlers';
+import { TOKEN_HASHES, tokensProjection, type TokenHashDocument } from './projections/tokens.projection';
+import { downloadsReactions } from './reactions/downloads.reaction';
+import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+import { createTokenValidator } from './tokens/token-validator';
+
+const projections = [tokensProjection];
 
 export const tokenModule = defineModule({
   name: 'token',
   description: 'repository tokens and account access tokens; validates tokens for the API and delivery',
-  deps: [grpcServerModule, httpServerModule],
-  init: () => ({ value: undefined }),
+  deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule],
+  projections,
+  init: async (ctx) => {
+    const box = createSecretBox(await loadOrCreateMasterKey(ctx.config.dataDir, ctx.config.masterKey));
+    const stores = await openModuleStores(ctx.config, 'token');
+    const es = await startEventSourcing({
+      module: 'token',
+      stores,
+      bus: ctx.use(busModule),
+      logger: ctx.logger,
+      projections,
+      reactions: [repositoryDeletedReaction(stores.events, stores.readModels), ...downloadsReactions(stores.events)],
+    });
+    const validator = createTokenValidator(stores.readModels.collection<TokenHashDocument>(TOKEN_HASHES));
+    const revocations = await validator.followRevocations(stores.events);
+    const repositories = ctx.use(grpcClientsModule).client(RepositoryServiceDefinition, 'repository');
+    ctx.use(grpcServerModule).server.add(TokenServiceDefinition, tokenHandlers(es, box, validator, repositories));
+    return {
+      value: undefined,
+      stop: async () => {
+        await revocations.stop();
+        await es.stop();
+      },
+    };
+  },
 });

@@ -65,7 +65,7 @@ export const workspacesProjection: Projection = {
     const repositories = readModels.collection<WorkspaceRepositoryDocument>(WORKSPACE_REPOSITORIES);
     const workspaceUsage = readModels.collection<UsageDocument>(WORKSPACE_USAGE);
     const ownerUsage = readModels.collection<UsageDocument>(OWNER_USAGE);
-    const fromInbox = event.stream.startsWith('inbox_');
+    const fromInbox = isInboxEvent(event.stream);
     switch (event.type) {
       case 'WorkspaceCreated': {
         const data = event.data as WorkspaceCreated;

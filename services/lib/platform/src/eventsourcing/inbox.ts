@@ -23,5 +23,5 @@ export async function recordInbox(store: EventStore, context: string, message: B
   }
 }
 
-/** whether a recorded event came through the inbox from `context` */
-export const isInboxEvent = (stream: string, context: string) => stream.startsWith(`inbox_${context}-`);
+/** whether a recorded event came through the inbox (from `context`, when given) */
+export const isInboxEvent = (stream: string, context?: string) => stream.startsWith(context ? `inbox_${context}-` : 'inbox_');

@@ -1,0 +1,95 @@
+import { isInboxEvent, type Projection } from '@packyard/platform';
+import type { PackageDownloaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { AccessTokenCreated, AccessTokenRevoked, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
+
+export interface RepoTokenDocument {
+  id: string;
+  repositoryId: string;
+  ownerId: string;
+  name: string;
+  sealedValue: string;
+  createdAt: string;
+  lastUsedAt: string;
+  usageCount: number;
+  /** the last event position counted into the usage: a replayed download is not counted twice */
+  position: number;
+}
+
+export interface AccessTokenDocument {
+  id: string;
+  ownerId: string;
+  name: string;
+  scopes: string[];
+  repositoryId: string;
+  createdAt: string;
+  lastUsed: string;
+  position: number;
+}
+
+/** the lookup ValidateToken does: keyed by the SHA-256 of the value, so it is a primary-key read */
+export interface TokenHashDocument {
+  id: string;
+  kind: 'repo_token' | 'access_token';
+  tokenId: string;
+  ownerId: string;
+  repositoryId: string;
+  scopes: string[];
+}
+
+export const REPO_TOKENS = 'repo_tokens';
+export const ACCESS_TOKENS = 'access_tokens';
+export const TOKEN_HASHES = 'token_hashes';
+
+export const tokensProjection: Projection = {
+  name: 'tokens',
+  collections: [REPO_TOKENS, ACCESS_TOKENS, TOKEN_HASHES],
+  async handle(event, readModels) {
+    const repoTokens = readModels.collection<RepoTokenDocument>(REPO_TOKENS);
+    const accessTokens = readModels.collection<AccessTokenDocument>(ACCESS_TOKENS);
+    const hashes = readModels.collection<TokenHashDocument>(TOKEN_HASHES);
+    switch (event.type) {
+      case 'RepoTokenCreated': {
+        const data = event.data as RepoTokenCreated;
+        const { tokenId: id, repositoryId, ownerId, name, sealedValue, createdAt } = data;
+        await repoTokens.upsert({ id, repositoryId, ownerId, name, sealedValue, createdAt, lastUsedAt: '', usageCount: 0, position: 0 });
+        await hashes.upsert({ id: data.valueHash, kind: 'repo_token', tokenId: id, ownerId, repositoryId, scopes: ['read'] });
+        return;
+      }
+      case 'RepoTokenRevoked': {
+        const { tokenId } = event.data as RepoTokenRevoked;
+        await repoTokens.delete(tokenId);
+        await hashes.deleteMany({ tokenId });
+        return;
+      }
+      case 'AccessTokenCreated': {
+        const data = event.data as AccessTokenCreated;
+        const { tokenId: id, ownerId, name, scopes, repositoryId, createdAt } = data;
+        await accessTokens.upsert({ id, ownerId, name, scopes, repositoryId, createdAt, lastUsed: '', position: 0 });
+        await hashes.upsert({ id: data.valueHash, kind: 'access_token', tokenId: id, ownerId, repositoryId, scopes });
+        return;
+      }
+      case 'AccessTokenRevoked': {
+        const { tokenId } = event.data as AccessTokenRevoked;
+        await accessTokens.delete(tokenId);
+        await hashes.deleteMany({ tokenId });
+        return;
+      }
+      case 'PackageDownloaded': {
+        if (!isInboxEvent(event.stream)) return;
+        const data = event.data as PackageDownloaded;
+        if (!data.tokenId) return;
+        const repoToken = await repoTokens.get(data.tokenId);
+        if (repoToken && repoToken.position < event.position) {
+          const lastUsedAt = data.downloadedAt > repoToken.lastUsedAt ? data.downloadedAt : repoToken.lastUsedAt;
+          await repoTokens.upsert({ ...repoToken, lastUsedAt, usageCount: repoToken.usageCount + Math.max(1, data.count), position: event.position });
+        }
+        const accessToken = await accessTokens.get(data.tokenId);
+        if (accessToken && accessToken.position < event.position) {
+          const lastUsed = data.downloadedAt > accessToken.lastUsed ? data.downloadedAt : accessToken.lastUsed;
+          await accessTokens.upsert({ ...accessToken, lastUsed, position: event.position });
+        }
+        return;
+      }
+    }
+  },
+};

@@ -1,0 +1,55 @@
+import type { Collection, EventStore, Subscription } from '@packyard/platform';
+import type { ValidateTokenResponse } from '@packyard/proto/packyard/token/v1/token';
+import type { TokenHashDocument } from '../projections/tokens.projection';
+import { hashTokenValue } from './token-value';
+
+const INVALID: ValidateTokenResponse = { valid: false, kind: '', tokenId: '', ownerId: '', scopes: [], repositoryId: '' };
+const MAX_CACHED = 50_000;
+const REVOCATIONS = new Set(['RepoTokenRevoked', 'AccessTokenRevoked']);
+
+/**
+ * Validates token values for the API and delivery (on every apt/dnf request), so the
+ * answer for a known token comes from memory. Revocation is honoured at once in this
+ * process (the handler evicts) and by every other replica as soon as it reads the
+ * revocation from the log. Unknown values are not cached: a token created a moment
+ * ago must work on its first use.
+ */
+export function createTokenValidator(hashes: Collection<TokenHashDocument>) {
+  const cache = new Map<string, TokenHashDocument>();
+  const hashesOf = new Map<string, string>();
+
+  const evict = (tokenId: string) => {
+    const hash = hashesOf.get(tokenId);
+    if (hash) cache.delete(hash);
+    hashesOf.delete(tokenId);
+  };
+
+  return {
+    evict,
+
+    async validate(token: string, repositoryId: string): Promise<ValidateTokenResponse> {
+      if (!token) return INVALID;
+      const hash = hashTokenValue(token);
+      let entry = cache.get(hash);
+      if (!entry) {
+        entry = await hashes.get(hash);
+        if (!entry) return INVALID;
+        if (cache.size >= MAX_CACHED) evict(cache.values().next().value!.tokenId);
+        cache.set(hash, entry);
+        hashesOf.set(entry.tokenId, hash);
+      }
+      // a token limited to a repository opens only that one
+      if (repositoryId && entry.repositoryId && entry.repositoryId !== repositoryId) return INVALID;
+      return { valid: true, kind: entry.kind, tokenId: entry.tokenId, ownerId: entry.ownerId, scopes: entry.scopes, repositoryId: entry.repositoryId };
+    },
+
+    /** follows the log from now on and evicts every revoked token (revocations by other replicas) */
+    async followRevocations(events: EventStore): Promise<Subscription> {
+      return events.subscribe(await events.lastPosition(), async (event) => {
+        if (REVOCATIONS.has(event.type)) evict((event.data as { tokenId: string }).tokenId);
+      });
+    },
+  };
+}
+
+export type TokenValidator = ReturnType<typeof createTokenValidator>;
