@@ -127,12 +127,12 @@ export class EmbeddedEventBus implements EventBus {
     for (const loop of this.loops) if (loop.topic === topic) loop.idle.interrupt();
   }
 
-  /** commits the offset (and, unless it was a duplicate, the id) in one transaction */
-  private readonly commit = (group: string, topic: string, row: MessageRow, deadLetter?: BusMessage) =>
+  /** records the group's progress over `rows` (and a dead letter) in one transaction */
+  private readonly commit = (group: string, topic: string, rows: MessageRow[], deadLetter?: BusMessage) =>
     this.db.transaction(() => {
       if (deadLetter) this.insertBatch(deadLetterTopicOf(topic), [deadLetter]);
-      this.statements.markProcessed.run(group, row.id);
-      this.statements.commit.run(group, topic, row.seq);
+      for (const row of rows) this.statements.markProcessed.run(group, row.id);
+      this.statements.commit.run(group, topic, rows.at(-1)!.seq);
     })();
 
   async subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>): Promise<Consumer> {
@@ -168,20 +168,38 @@ export class EmbeddedEventBus implements EventBus {
       }
     };
 
+    // progress is committed once per page (one durable write, not one per message); a
+    // crash before it redelivers the page's handled messages, which handlers deduplicate
     const run = async () => {
       while (!stopped) {
         const rows = this.statements.read.all(topic, committed, batchSize);
-        for (const row of rows) {
-          if (stopped) return;
-          const message = toMessage(row);
-          if (this.statements.processed.get(group, row.id)) {
-            this.statements.commit.run(group, topic, row.seq);
-          } else {
-            const outcome = await attempt(message);
-            if (!outcome) return;
-            this.commit(group, topic, row, outcome.failed ? deadLetter(message, topic, group, outcome) : undefined);
+        const handled: MessageRow[] = [];
+        const handledIds = new Set<string>();
+        const commitHandled = (deadLetter?: { row: MessageRow; message: BusMessage }) => {
+          const rowsToCommit = deadLetter ? [...handled, deadLetter.row] : handled;
+          if (rowsToCommit.length === 0) return;
+          this.commit(group, topic, rowsToCommit, deadLetter?.message);
+          committed = rowsToCommit.at(-1)!.seq;
+          handled.length = 0;
+        };
+        try {
+          for (const row of rows) {
+            if (stopped) break;
+            const duplicate = handledIds.has(row.id) || this.statements.processed.get(group, row.id) !== undefined;
+            handledIds.add(row.id);
+            if (!duplicate) {
+              const message = toMessage(row);
+              const outcome = await attempt(message);
+              if (!outcome) break;
+              if (outcome.failed) {
+                commitHandled({ row, message: deadLetter(message, topic, group, outcome) });
+                continue;
+              }
+            }
+            handled.push(row);
           }
-          committed = row.seq;
+        } finally {
+          commitHandled();
         }
         if (rows.length < batchSize && !stopped) await idle.for(pollIntervalMs);
       }

@@ -37,11 +37,12 @@ export async function runOutboxRelay(
   options: SubscribeOptions = {},
 ): Promise<{ stop(): Promise<void> }> {
   const from = await checkpoints.getCheckpoint(name);
-  return store.subscribe(
+  // a page of the log goes out in one publish: one durable write for a burst of uploads
+  return store.subscribeInBatches(
     from,
-    async (event) => {
-      if (event.integration) await bus.publish(topic, [toBusMessage(event)]);
-      await checkpoints.setCheckpoint(name, event.position);
+    async (events) => {
+      await bus.publish(topic, events.filter((event) => event.integration).map(toBusMessage));
+      await checkpoints.setCheckpoint(name, events.at(-1)!.position);
     },
     options,
   );

@@ -48,6 +48,12 @@ export interface EventStore {
     handler: (event: RecordedEvent) => Promise<void>,
     options?: SubscribeOptions,
   ): Subscription;
+  /** like `subscribe`, a page of events at a time (a failing page is retried whole) */
+  subscribeInBatches(
+    fromPosition: number,
+    handler: (events: RecordedEvent[]) => Promise<void>,
+    options?: SubscribeOptions,
+  ): Subscription;
   close(): Promise<void>;
 }
 

@@ -7,7 +7,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from './event-store.port';
-import { defaultPollingSettings, startPollingSubscription, type PollingSettings, type PollingSubscription } from './polling-subscription';
+import { defaultPollingSettings, Subscriptions, type PollingSettings } from './polling-subscription';
 import { checkExpectedVersion } from './expected-version';
 
 type EventDocument = Omit<RecordedEvent, 'id'> & { _id: number; eventId: string };
@@ -23,15 +23,16 @@ const toRecorded = ({ _id, eventId, ...rest }: EventDocument): RecordedEvent => 
  * commit. Transactions need a replica set (a single-member one is enough).
  */
 export class MongoEventStore implements EventStore {
-  private readonly subscriptions = new Set<PollingSubscription>();
+  private readonly subscriptions: Subscriptions;
   private readonly events: Collection<EventDocument>;
   private readonly counters: Collection<{ _id: string; value: number }>;
 
   private constructor(
     private readonly client: MongoClient,
     db: Db,
-    private readonly polling: PollingSettings,
+    polling: PollingSettings,
   ) {
+    this.subscriptions = new Subscriptions(this, polling);
     this.events = db.collection<EventDocument>('events');
     this.counters = db.collection('counters');
   }
@@ -75,7 +76,7 @@ export class MongoEventStore implements EventStore {
         );
         return { nextExpectedVersion: current + events.length, lastPosition };
       });
-      if (events.length > 0) for (const subscription of this.subscriptions) subscription.notify();
+      if (events.length > 0) this.subscriptions.notify();
       return result;
     } catch (error) {
       if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
@@ -103,20 +104,16 @@ export class MongoEventStore implements EventStore {
     return counter?.value ?? 0;
   }
 
-  subscribe(...[fromPosition, handler, options]: Parameters<EventStore['subscribe']>) {
-    const subscription = startPollingSubscription(this, this.polling, fromPosition, handler, options);
-    this.subscriptions.add(subscription);
-    return {
-      stop: async () => {
-        this.subscriptions.delete(subscription);
-        await subscription.stop();
-      },
-    };
+  subscribe(...args: Parameters<EventStore['subscribe']>) {
+    return this.subscriptions.subscribe(...args);
+  }
+
+  subscribeInBatches(...args: Parameters<EventStore['subscribeInBatches']>) {
+    return this.subscriptions.subscribeInBatches(...args);
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
-    this.subscriptions.clear();
+    await this.subscriptions.stopAll();
     await this.client.close();
   }
 }

@@ -1,5 +1,5 @@
 import { backoffDelay, Pause } from './pause';
-import type { RecordedEvent, SubscribeOptions, Subscription } from './event-store.port';
+import type { EventStore, RecordedEvent, SubscribeOptions, Subscription } from './event-store.port';
 
 export interface PollingSource {
   readAll(fromPosition: number, limit: number): Promise<RecordedEvent[]>;
@@ -19,10 +19,6 @@ export const defaultPollingSettings: PollingSettings = {
   retryMaxMs: 5_000,
 };
 
-export interface PollingSubscription extends Subscription {
-  /** wakes the subscription when it is idle (called by the store after an append) */
-  notify(): void;
-}
 
 const reportToConsole = (error: unknown, event?: RecordedEvent) =>
   console.error(
@@ -33,32 +29,33 @@ const reportToConsole = (error: unknown, event?: RecordedEvent) =>
   );
 
 /**
- * Reads the log in position order from a checkpoint and hands each event to the handler;
- * a failing handler is retried on the same event so order is never broken. Stores whose
- * commits become visible in position order (SQLite, MongoDB with transactions) can poll
- * safely; the store's in-process notify keeps latency low between polls.
+ * Reads the log in position order from a checkpoint and hands the events to the handler,
+ * one at a time or a page at a time; a failing handler is retried on the same events so
+ * order is never broken. Stores whose commits become visible in position order (SQLite,
+ * MongoDB with transactions) can poll safely; `notify` keeps latency low between polls.
  */
-export function startPollingSubscription(
+function startPollingSubscription(
   source: PollingSource,
   settings: PollingSettings,
   fromPosition: number,
-  handler: (event: RecordedEvent) => Promise<void>,
+  handler: (events: RecordedEvent[]) => Promise<void>,
+  oneAtATime: boolean,
   options: SubscribeOptions = {},
-): PollingSubscription {
+) {
   const onError = options.onError ?? reportToConsole;
   const idle = new Pause();
   const backoff = new Pause();
   let stopped = false;
   let checkpoint = fromPosition;
 
-  const deliver = async (event: RecordedEvent) => {
+  const deliver = async (events: RecordedEvent[]) => {
     for (let attempt = 1; !stopped; attempt++) {
       try {
-        await handler(event);
-        checkpoint = event.position;
+        await handler(events);
+        checkpoint = events.at(-1)!.position;
         return;
       } catch (error) {
-        onError(error, event);
+        onError(error, events[0]);
         await backoff.for(backoffDelay(attempt, settings.retryInitialMs, settings.retryMaxMs));
       }
     }
@@ -66,9 +63,9 @@ export function startPollingSubscription(
 
   const loop = (async () => {
     for (let failedReads = 0; !stopped; ) {
-      let batch: RecordedEvent[];
+      let page: RecordedEvent[];
       try {
-        batch = await source.readAll(checkpoint, settings.batchSize);
+        page = await source.readAll(checkpoint, settings.batchSize);
         failedReads = 0;
       } catch (error) {
         if (stopped) return;
@@ -76,11 +73,12 @@ export function startPollingSubscription(
         await backoff.for(backoffDelay(++failedReads, settings.retryInitialMs, settings.retryMaxMs));
         continue;
       }
-      for (const event of batch) {
+      const units = page.length === 0 ? [] : oneAtATime ? page.map((event) => [event]) : [page];
+      for (const unit of units) {
         if (stopped) return;
-        await deliver(event);
+        await deliver(unit);
       }
-      if (batch.length < settings.batchSize && !stopped) await idle.for(settings.pollIntervalMs);
+      if (page.length < settings.batchSize && !stopped) await idle.for(settings.pollIntervalMs);
     }
   })();
 
@@ -93,4 +91,44 @@ export function startPollingSubscription(
       await loop;
     },
   };
+}
+
+/** The subscriptions of one store: appends wake them, closing the store stops them. */
+export class Subscriptions {
+  private readonly running = new Set<ReturnType<typeof startPollingSubscription>>();
+
+  constructor(
+    private readonly source: PollingSource,
+    private readonly settings: PollingSettings = defaultPollingSettings,
+  ) {}
+
+  subscribe(...[fromPosition, handler, options]: Parameters<EventStore['subscribe']>): Subscription {
+    return this.start(fromPosition, (events) => handler(events[0]), true, options);
+  }
+
+  subscribeInBatches(...[fromPosition, handler, options]: Parameters<EventStore['subscribeInBatches']>): Subscription {
+    return this.start(fromPosition, handler, false, options);
+  }
+
+  private start(fromPosition: number, handler: (events: RecordedEvent[]) => Promise<void>, oneAtATime: boolean, options?: SubscribeOptions) {
+    const subscription = startPollingSubscription(this.source, this.settings, fromPosition, handler, oneAtATime, options);
+    this.running.add(subscription);
+    return {
+      stop: async () => {
+        this.running.delete(subscription);
+        await subscription.stop();
+      },
+    };
+  }
+
+  /** called by the store after an append */
+  notify(): void {
+    for (const subscription of this.running) subscription.notify();
+  }
+
+  async stopAll(): Promise<void> {
+    const running = [...this.running];
+    this.running.clear();
+    await Promise.all(running.map((subscription) => subscription.stop()));
+  }
 }

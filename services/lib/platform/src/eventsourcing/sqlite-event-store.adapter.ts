@@ -8,7 +8,7 @@ import type {
   RecordedEvent,
 } from './event-store.port';
 import { checkExpectedVersion } from './expected-version';
-import { defaultPollingSettings, startPollingSubscription, type PollingSettings, type PollingSubscription } from './polling-subscription';
+import { defaultPollingSettings, Subscriptions, type PollingSettings } from './polling-subscription';
 import { openSqlite } from './sqlite-database';
 
 interface EventRow {
@@ -43,14 +43,15 @@ export const sqliteEventStoreFile = (dataDir: string, module: string) => join(da
  * subscribers cannot skip a late commit.
  */
 export class SqliteEventStore implements EventStore {
-  private readonly subscriptions = new Set<PollingSubscription>();
+  private readonly subscriptions: Subscriptions;
   private readonly statements;
   private readonly appendBatch;
 
   constructor(
     private readonly db: Database.Database,
-    private readonly polling: PollingSettings = defaultPollingSettings,
+    polling: PollingSettings = defaultPollingSettings,
   ) {
+    this.subscriptions = new Subscriptions(this, polling);
     db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -106,7 +107,7 @@ export class SqliteEventStore implements EventStore {
 
   async append(stream: string, expected: ExpectedVersion, events: NewEvent[]): Promise<AppendResult> {
     const result = this.appendBatch.immediate(stream, expected, events);
-    if (events.length > 0) for (const subscription of this.subscriptions) subscription.notify();
+    if (events.length > 0) this.subscriptions.notify();
     return result;
   }
 
@@ -122,20 +123,16 @@ export class SqliteEventStore implements EventStore {
     return this.statements.lastPosition.get()?.position ?? 0;
   }
 
-  subscribe(...[fromPosition, handler, options]: Parameters<EventStore['subscribe']>) {
-    const subscription = startPollingSubscription(this, this.polling, fromPosition, handler, options);
-    this.subscriptions.add(subscription);
-    return {
-      stop: async () => {
-        this.subscriptions.delete(subscription);
-        await subscription.stop();
-      },
-    };
+  subscribe(...args: Parameters<EventStore['subscribe']>) {
+    return this.subscriptions.subscribe(...args);
+  }
+
+  subscribeInBatches(...args: Parameters<EventStore['subscribeInBatches']>) {
+    return this.subscriptions.subscribeInBatches(...args);
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
-    this.subscriptions.clear();
+    await this.subscriptions.stopAll();
     this.db.close();
   }
 }

@@ -125,6 +125,26 @@ export function eventStoreContract(adapter: string, setup: () => Promise<EventSt
       expect(seen).toHaveLength(4);
     });
 
+    it('hands pages of events to a batch subscriber, retrying a failed page whole', async () => {
+      const { store } = await openStore();
+      await store.append('s-1', 'NO_STREAM', [event('E1'), event('E2'), event('E3')]);
+      const pages: string[][] = [];
+      let failuresLeft = 1;
+      const subscription = store.subscribeInBatches(
+        1,
+        async (events) => {
+          if (failuresLeft-- > 0) throw new Error('bus unavailable');
+          pages.push(events.map((e) => e.type));
+        },
+        { onError: () => undefined },
+      );
+      await until(() => pages.length === 1);
+      await store.append('s-1', 3, [event('E4')]);
+      await until(() => pages.length === 2);
+      await subscription.stop();
+      expect(pages).toEqual([['E2', 'E3'], ['E4']]);
+    });
+
     it('retries a failing subscription handler on the same event without skipping ahead', async () => {
       const { store } = await openStore();
       await store.append('s-1', 'NO_STREAM', [event('E1'), event('E2')]);
