@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { mkdir, mkdtemp, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { buildDeb } from '../packages/deb.builder';
+import { buildRpm } from '../packages/rpm.builder';
 import { runChecked, runCommand } from './run-command';
 
 // A stand-in for Packyard's delivery edge built only from Debian's own tools (reprepro,
@@ -47,46 +49,6 @@ export interface ReferenceRepository {
 
 const gpgIdentity = 'Packyard reference repository <reference@packyard.invalid>';
 
-async function buildDeb(workDir: string, pkg: TestPackage): Promise<string> {
-  const tree = join(workDir, `${pkg.name}-deb`);
-  await mkdir(join(tree, 'DEBIAN'), { recursive: true });
-  await mkdir(join(tree, 'usr/share', pkg.name), { recursive: true });
-  await writeFile(join(tree, 'usr/share', pkg.name, 'hello.txt'), `hello from ${pkg.name} ${pkg.version}\n`);
-  await writeFile(
-    join(tree, 'DEBIAN/control'),
-    `Package: ${pkg.name}\nVersion: ${pkg.version}\nArchitecture: all\nSection: misc\nPriority: optional\nMaintainer: Packyard Tests <tests@packyard.invalid>\nDescription: Packyard client test package\n`,
-  );
-  const output = join(workDir, `${pkg.name}_${pkg.version}_all.deb`);
-  await runChecked('dpkg-deb', ['--root-owner-group', '--build', tree, output]);
-  return output;
-}
-
-async function buildRpm(workDir: string, pkg: TestPackage): Promise<string> {
-  const topdir = join(workDir, `${pkg.name}-rpmbuild`);
-  const spec = join(workDir, `${pkg.name}.spec`);
-  await writeFile(
-    spec,
-    [
-      `Name: ${pkg.name}`,
-      `Version: ${pkg.version}`,
-      'Release: 1',
-      'Summary: Packyard client test package',
-      'License: MIT',
-      'BuildArch: noarch',
-      '%description',
-      'Packyard client test package.',
-      '%install',
-      `mkdir -p %{buildroot}/usr/share/${pkg.name}`,
-      `echo 'hello from ${pkg.name} ${pkg.version}' > %{buildroot}/usr/share/${pkg.name}/hello.txt`,
-      '%files',
-      `/usr/share/${pkg.name}/hello.txt`,
-      '',
-    ].join('\n'),
-  );
-  await runChecked('rpmbuild', ['-bb', '--quiet', '--define', `_topdir ${topdir}`, spec]);
-  return join(topdir, 'RPMS/noarch', `${pkg.name}-${pkg.version}-1.noarch.rpm`);
-}
-
 function requestedFile(servedDir: string, pathname: string): string | undefined {
   const decoded = decodeURIComponent(pathname);
   const relative = normalize(decoded).replace(/^\/+/, '');
@@ -122,13 +84,13 @@ async function buildRepositories(options: ReferenceRepositoryOptions, workDir: s
   );
   const debOutDir = join(servedDir, 'deb', options.workspace, options.repository, 'debian');
   for (const pkg of options.packages) {
-    const deb = await buildDeb(workDir, pkg);
+    const deb = await buildDeb({ name: pkg.name, version: pkg.version, arch: 'all' }, join(workDir, 'debs'));
     await runChecked('reprepro', ['--basedir', reprepro, '--outdir', debOutDir, 'includedeb', 'bookworm', deb], { env: gpgEnv });
   }
 
   // RPM: createrepo_c metadata, then an armored detached signature over repomd.xml.
   const rpms: string[] = [];
-  for (const pkg of options.packages) rpms.push(await buildRpm(workDir, pkg));
+  for (const pkg of options.packages) rpms.push(await buildRpm({ name: pkg.name, version: pkg.version, release: '1', arch: 'noarch' }, join(workDir, 'rpms')));
   for (const distribution of options.rpmDistributions ?? ['el/9']) {
     const rpmDir = join(servedDir, 'rpm', options.workspace, options.repository, distribution);
     await mkdir(rpmDir, { recursive: true });

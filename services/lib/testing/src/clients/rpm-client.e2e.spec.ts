@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { renderInstallScript } from '@packyard/delivery/install-scripts/install-script.ts';
 import { startReferenceRepository, type ReferenceRepository } from './reference-repository';
+import { runCommand } from './run-command';
 import { dnf, dnfRoot, installWithRpmScript, zypper, zypperRoot, type RpmRepository, type RpmRoot } from './rpm-roots';
 
 // Real dnf and zypper against a repository made by createrepo_c and signed by gpg: proves the
@@ -10,6 +11,12 @@ import { dnf, dnfRoot, installWithRpmScript, zypper, zypperRoot, type RpmReposit
 
 const token = 'pk_test_0123456789abcdef';
 const packageName = 'packyard-hello';
+
+/** What the root's rpm database says is installed, as `rpm -q` would answer. */
+async function installedVersion(root: RpmRoot): Promise<string> {
+  const query = await runCommand('rpm', ['--root', root.path, '-q', '--qf', '%{VERSION}-%{RELEASE}', packageName]);
+  return query.stdout;
+}
 
 describe('dnf and zypper against a signed RPM repository', () => {
   let reference: ReferenceRepository;
@@ -63,13 +70,14 @@ describe('dnf and zypper against a signed RPM repository', () => {
     const result = await dnf(root, ['install', packageName]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Importing GPG key');
-    expect(await readFile(join(root.path, 'usr/share', packageName, 'hello.txt'), 'utf8')).toBe(`hello from ${packageName} 1.0.0\n`);
+    expect(await installedVersion(root)).toBe('1.0.0-1');
   });
 
-  it('dnf fails on a repomd.xml that does not match its signature', async () => {
+  it('dnf fails on a repomd.xml that does not match its signature, even where it would only refresh', async () => {
     const root = track(await dnfRoot(repository('el/9')));
     await withTamperedRepomd('el/9', async () => {
-      const result = await dnf(root, ['install', packageName]);
+      // makecache exits 0 on a failed signature unless skip_if_unavailable=False.
+      const result = await dnf(root, ['makecache']);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toMatch(/signature|GPG/i);
     });
@@ -109,7 +117,7 @@ describe('dnf and zypper against a signed RPM repository', () => {
     expect(repoText).toMatch(/^skip_if_unavailable=False$/m);
 
     expect((await dnf(root, ['install', packageName])).code).toBe(0);
-    expect(await readFile(join(root.path, 'usr/share', packageName, 'hello.txt'), 'utf8')).toContain('1.0.0');
+    expect(await installedVersion(root)).toBe('1.0.0-1');
   });
 
   it('install-rpm.sh stops with the failed step when the token is wrong', async () => {
