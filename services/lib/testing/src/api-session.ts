@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import type { RunningPackyard } from './program';
+
+export interface ApiAnswer<T = any> {
+  status: number;
+  body: T;
+}
+
+export interface ApiSession {
+  email: string;
+  /** the bearer sent: an ID token, or an account access token given to `as` */
+  bearer: string;
+  call<T = any>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>>;
+  /** the same user calling with another bearer (say, an account access token) */
+  as(bearer: string): ApiSession;
+}
+
+/** Calls `/api/v1` of a running program the way the console does (JSON, bearer). */
+export function apiSession(packyard: Pick<RunningPackyard, 'url'>, bearer: string, email = ''): ApiSession {
+  return {
+    email,
+    bearer,
+    async call(method, path, body) {
+      const response = await fetch(`${packyard.url}/api/v1${path}`, {
+        method,
+        headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    },
+    as: (other) => apiSession(packyard, other, email),
+  };
+}
+
+/** Registers a fresh user (`POST /api/v1/auth/register`) and returns a session with its ID token. */
+export async function registerUser(packyard: Pick<RunningPackyard, 'url'>, email = `user-${randomUUID()}@example.com`): Promise<ApiSession> {
+  const response = await fetch(`${packyard.url}/api/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'correct horse battery' }),
+  });
+  if (response.status !== 201 && response.status !== 200) throw new Error(`register answered ${response.status}: ${await response.text()}`);
+  const { idToken } = (await response.json()) as { idToken: string };
+  return apiSession(packyard, idToken, email);
+}
