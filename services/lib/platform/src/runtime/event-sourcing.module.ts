@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { createEventBus } from '../bus/event-bus.factory';
-import type { BusMessage, EventBus } from '../bus/event-bus.port';
+import type { BusMessage, Consumer, EventBus } from '../bus/event-bus.port';
 import { topicOf } from '../bus/event-bus.port';
 import { runOutboxRelay } from '../bus/outbox-relay';
 import { createEventStore, type StoreOptions } from '../eventsourcing/event-store.factory';
@@ -75,7 +75,7 @@ export async function startEventSourcing(options: {
     running.push(await runProjection({ ...projection, store: stores.events, readModels: stores.readModels }, { onError }));
   }
   const relay = await runOutboxRelay({ store: stores.events, bus, checkpoints: stores.readModels, topic: topicOf(module) }, { onError });
-  const consumers = [];
+  const consumers: Consumer[] = [];
   for (const [index, reaction] of (options.reactions ?? []).entries()) {
     consumers.push(
       await bus.subscribe({ group: `${module}-${index}`, topics: reaction.contexts.map(topicOf) }, (message) => reaction.handle(message)),
