@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { notFound, type GrpcClients } from '@packyard/platform';
+import type { BlobStore } from '@packyard/platform/blobs/index';
 import { createAuthenticator } from './auth/authenticator';
 import { bearerAuth } from './auth/bearer-auth.plugin';
 import { consolePlugin } from './console/console.plugin';
@@ -8,6 +9,8 @@ import { API_ROUTES, PUBLIC_API_ROUTES, ROOT_ROUTES } from './routes';
 
 export interface GatewayOptions {
   clients: GrpcClients;
+  /** uploads are staged here until artifact claims them */
+  blobs: BlobStore;
   frontendsDir: string;
   maxUploadBytes: number;
 }

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineModule, grpcClientsModule, httpServerModule, SYSTEM_CALLER } from '@packyard/platform';
+import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { HealthDefinition, HealthCheckResponse_ServingStatus } from '@packyard/proto/grpc/health/v1/health';
 import { gatewayApp } from './app';
 
@@ -12,7 +13,7 @@ const defaultFrontendsDir = resolve(dirname(fileURLToPath(import.meta.url)), '..
 export const gatewayModule = defineModule({
   name: 'gateway',
   description: 'the /api/v1 REST API and the console; maps HTTP onto gRPC calls to the other modules',
-  deps: [httpServerModule, grpcClientsModule],
+  deps: [httpServerModule, grpcClientsModule, blobStoreModule],
   init: async (ctx) => {
     const http = ctx.use(httpServerModule);
     const clients = ctx.use(grpcClientsModule);
@@ -25,6 +26,7 @@ export const gatewayModule = defineModule({
     }
     await http.app.register(gatewayApp, {
       clients,
+      blobs: ctx.use(blobStoreModule),
       frontendsDir: ctx.config.consoleDir ?? defaultFrontendsDir,
       maxUploadBytes: ctx.config.maxUploadBytes,
     });
