@@ -1,11 +1,18 @@
 /**
  * An interruptible sleep: background loops wait on it between polls or retries, and
- * `interrupt()` (a new event, or stop) wakes them at once. No timer outlives the wait.
+ * `interrupt()` (a new event, or stop) wakes them at once. An interrupt that arrives while
+ * the loop is busy is kept for its next wait, so a notification is never lost to a poll
+ * interval. No timer outlives the wait.
  */
 export class Pause {
   private wake?: () => void;
+  private interrupted = false;
 
   for(ms: number): Promise<void> {
+    if (this.interrupted) {
+      this.interrupted = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -18,7 +25,8 @@ export class Pause {
   }
 
   interrupt(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.interrupted = true;
   }
 }
 
