@@ -124,16 +124,22 @@ export class EmbeddedEventBus implements EventBus {
   async publish(topic: string, messages: BusMessage[]): Promise<void> {
     if (messages.length === 0) return;
     this.insertBatch.immediate(topic, messages);
+    this.wake(topic);
+  }
+
+  private wake(topic: string): void {
     for (const loop of this.loops) if (loop.topic === topic) loop.idle.interrupt();
   }
 
   /** records the group's progress over `rows` (and a dead letter) in one transaction */
-  private readonly commit = (group: string, topic: string, rows: MessageRow[], deadLetter?: BusMessage) =>
+  private commit(group: string, topic: string, rows: MessageRow[], deadLetter?: BusMessage): void {
     this.db.transaction(() => {
       if (deadLetter) this.insertBatch(deadLetterTopicOf(topic), [deadLetter]);
       for (const row of rows) this.statements.markProcessed.run(group, row.id);
       this.statements.commit.run(group, topic, rows.at(-1)!.seq);
     })();
+    if (deadLetter) this.wake(deadLetterTopicOf(topic));
+  }
 
   async subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>): Promise<Consumer> {
     for (const loop of this.loops)
