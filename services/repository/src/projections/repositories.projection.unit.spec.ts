@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { inboxStream } from '@packyard/platform';
+import { projectionSpec } from '@packyard/testing/given-when-then';
+import { REPOSITORIES, repositoriesProjection, type RepositoryDocument } from './repositories.projection';
+
+const created = {
+  type: 'RepositoryCreated',
+  stream: 'repositories-ws-1',
+  data: { repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1', name: 'tools', kind: 'DEB', codename: 'stable', component: 'main', createdAt: '2026-01-01T00:00:00Z', workspaceSlug: 'acme' },
+};
+let inboxId = 0;
+const uploaded = (packageId: string, sizeBytes: number, uploadedAt: string) => ({
+  type: 'PackageUploaded',
+  stream: inboxStream('artifact', `m-${++inboxId}`),
+  data: { packageId, repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1', sizeBytes, uploadedAt },
+});
+
+describe('repositories projection', () => {
+  it('keeps package count, size and the last change from artifact events', () =>
+    projectionSpec(repositoriesProjection)
+      .given([created, uploaded('p-1', 100, '2026-01-02T00:00:00Z')])
+      .when([
+        uploaded('p-2', 50, '2026-01-03T00:00:00Z'),
+        { type: 'PackageDeleted', stream: inboxStream('artifact', 'm-del'), data: { packageId: 'p-1', repositoryId: 'r-1', sizeBytes: 100, deletedAt: '2026-01-04T00:00:00Z' } },
+      ])
+      .then(async (readModels) => {
+        expect(await readModels.collection<RepositoryDocument>(REPOSITORIES).get('r-1')).toMatchObject({
+          packageCount: 1,
+          sizeBytes: 50,
+          updatedAt: '2026-01-04T00:00:00Z',
+          createdAt: '2026-01-01T00:00:00Z',
+        });
+      }));
+
+  it('ignores package events of a deleted repository, and events of that name not from the inbox', () =>
+    projectionSpec(repositoriesProjection)
+      .given([created])
+      .when([{ ...uploaded('p-9', 1, '2026-01-02T00:00:00Z'), stream: 'package-p-9' }, { type: 'RepositoryDeleted', stream: 'repositories-ws-1', data: { repositoryId: 'r-1' } }, uploaded('p-1', 5, '2026-01-05T00:00:00Z')])
+      .then(async (readModels) => {
+        expect(await readModels.collection(REPOSITORIES).find({})).toEqual([]);
+      }));
+});

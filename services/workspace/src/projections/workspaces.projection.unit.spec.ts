@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { inboxStream } from '@packyard/platform';
+import { projectionSpec } from '@packyard/testing/given-when-then';
+import { OWNER_USAGE, WORKSPACE_REPOSITORIES, WORKSPACE_USAGE, WORKSPACES, workspacesProjection, type UsageDocument } from './workspaces.projection';
+
+const workspaceCreated = { type: 'WorkspaceCreated', stream: 'workspace-acme', data: { workspaceId: 'ws-1', ownerId: 'u-1', name: 'Acme', slug: 'acme', description: '', createdAt: '2026-01-01T00:00:00Z' } };
+let inboxId = 0;
+const fromInbox = (context: string, type: string, data: object) => ({ type, stream: inboxStream(context, `m-${++inboxId}`), data });
+const uploaded = (packageId: string, sizeBytes: number) =>
+  fromInbox('artifact', 'PackageUploaded', { packageId, repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1', sizeBytes, uploadedAt: '2026-01-02T00:00:00Z' });
+const downloaded = (bytes: number, downloadedAt: string) =>
+  fromInbox('artifact', 'PackageDownloaded', { packageId: 'p-1', repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1', bytes, tokenId: '', downloadedAt, count: 1 });
+
+describe('workspaces projection', () => {
+  it('counts storage from uploads and deletions, for the workspace and its owner, once per event', () =>
+    projectionSpec(workspacesProjection)
+      .given([workspaceCreated, uploaded('p-1', 1000)])
+      .when([uploaded('p-2', 500), fromInbox('artifact', 'PackageDeleted', { packageId: 'p-1', repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1', sizeBytes: 1000 })])
+      .then(async (readModels) => {
+        expect((await readModels.collection<UsageDocument>(WORKSPACE_USAGE).get('ws-1'))?.storageBytesUsed).toBe(500);
+        expect((await readModels.collection<UsageDocument>(OWNER_USAGE).get('u-1'))?.storageBytesUsed).toBe(500);
+      }));
+
+  it('counts egress per calendar month, starting again in a new month', () =>
+    projectionSpec(workspacesProjection)
+      .given([workspaceCreated, downloaded(100, '2026-01-30T00:00:00Z')])
+      .when([downloaded(40, '2026-01-31T23:00:00Z'), downloaded(7, '2026-02-01T00:00:00Z')])
+      .then(async (readModels) => {
+        expect(await readModels.collection<UsageDocument>(OWNER_USAGE).get('u-1')).toMatchObject({ egressMonth: '2026-02', egressBytesMonth: 7 });
+      }));
+
+  it('follows repositories from repository events only, and forgets a deleted workspace', () =>
+    projectionSpec(workspacesProjection)
+      .given([workspaceCreated, fromInbox('repository', 'RepositoryCreated', { repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1' })])
+      .when([
+        fromInbox('repository', 'RepositoryCreated', { repositoryId: 'r-2', workspaceId: 'ws-1', ownerId: 'u-1' }),
+        fromInbox('repository', 'RepositoryDeleted', { repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1' }),
+        { type: 'WorkspaceDeleted', stream: 'workspace-acme', data: { workspaceId: 'ws-1', ownerId: 'u-1', deletedAt: '2026-01-03T00:00:00Z' } },
+      ])
+      .then(async (readModels) => {
+        expect(await readModels.collection(WORKSPACE_REPOSITORIES).find({ workspaceId: 'ws-1' })).toEqual([{ id: 'r-2', workspaceId: 'ws-1', ownerId: 'u-1' }]);
+        expect(await readModels.collection(WORKSPACES).get('ws-1')).toBeUndefined();
+      }));
+});
