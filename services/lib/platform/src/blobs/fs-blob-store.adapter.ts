@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -82,7 +82,10 @@ export class FsBlobStore implements BlobStore {
       throw isMissing(error) ? new BlobNotFoundError(key) : error;
     });
     try {
-      const { size } = await handle.stat();
+      const stats = await handle.stat();
+      // a key that is only a prefix of others is a directory here, not a blob
+      if (!stats.isFile()) throw new BlobNotFoundError(key);
+      const { size } = stats;
       const bounds = range ? resolveRange(range, size) : undefined;
       return handle.createReadStream(bounds ?? {});
     } catch (error) {
@@ -93,7 +96,9 @@ export class FsBlobStore implements BlobStore {
 
   async head(key: string): Promise<{ size: number; sha256?: string } | undefined> {
     try {
-      const { size } = await stat(this.pathOf(key));
+      const stats = await stat(this.pathOf(key));
+      if (!stats.isFile()) return undefined;
+      const { size } = stats;
       const meta = await readFile(this.metaPathOf(key), 'utf8').catch(() => undefined);
       return { size, ...(meta ? { sha256: (JSON.parse(meta) as { sha256: string }).sha256 } : {}) };
     } catch (error) {
@@ -103,7 +108,10 @@ export class FsBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true });
+    await unlink(this.pathOf(key)).catch((error: NodeJS.ErrnoException) => {
+      // missing, or a directory: no blob under this key either way
+      if (error.code !== 'ENOENT' && error.code !== 'EISDIR') throw error;
+    });
     await rm(this.metaPathOf(key), { force: true });
   }
 

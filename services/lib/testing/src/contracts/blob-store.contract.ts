@@ -125,6 +125,11 @@ export function blobStoreContract(adapter: string, setup: () => Promise<BlobStor
       await store.put('files/present', bodyOf(Buffer.from('x')));
       await store.delete('files/present');
       expect(await store.head('files/present')).toBeUndefined();
+      await store.put('files/nested/blob', bodyOf(Buffer.from('x')));
+      expect(await store.head('files/nested')).toBeUndefined();
+      await expect(store.get('files/nested')).rejects.toBeInstanceOf(BlobNotFoundError);
+      await store.delete('files/nested');
+      expect(await store.head('files/nested/blob')).toEqual({ size: 1, sha256: createHash('sha256').update('x').digest('hex') });
     });
 
     it('lists keys by prefix, partial segments included', async () => {
