@@ -1,6 +1,6 @@
 import type { ControlField } from '../deb/deb-control.parser';
 import type { DebFileDigests } from '../deb/deb.parser';
-import { gzip, type IndexFile, indexFile, xz } from '../common/index-file';
+import { type AptIndexFile, aptIndexFile, gzip, xz } from '../common/index-file';
 
 /** What the Packages index needs of one stored .deb. */
 export interface AptIndexEntry {
@@ -74,14 +74,14 @@ export interface PackagesIndexOptions {
 export const DEFAULT_XZ_MAX_PLAIN_BYTES = 2 * 1024 * 1024;
 
 /** `Packages`, `Packages.gz` and (size permitting) `Packages.xz` for one component/arch. */
-export async function buildPackagesIndex(stanzas: readonly string[], options: PackagesIndexOptions): Promise<IndexFile[]> {
+export async function buildPackagesIndex(stanzas: readonly string[], options: PackagesIndexOptions): Promise<AptIndexFile[]> {
   const directory = `${options.component}/binary-${options.architecture}`;
   const plain = Buffer.from(stanzas.join(''), 'utf8');
   const withXz = plain.length <= (options.xzMaxPlainBytes ?? DEFAULT_XZ_MAX_PLAIN_BYTES);
   const [gzipped, xzed] = await Promise.all([gzip(plain), withXz ? xz(plain) : undefined]);
   return [
-    indexFile(`${directory}/Packages`, plain),
-    indexFile(`${directory}/Packages.gz`, gzipped),
-    ...(xzed ? [indexFile(`${directory}/Packages.xz`, xzed)] : []),
+    aptIndexFile(`${directory}/Packages`, plain),
+    aptIndexFile(`${directory}/Packages.gz`, gzipped),
+    ...(xzed ? [aptIndexFile(`${directory}/Packages.xz`, xzed)] : []),
   ];
 }

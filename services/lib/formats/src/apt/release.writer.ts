@@ -1,4 +1,4 @@
-import type { IndexFile } from '../common/index-file';
+import type { AptIndexFile } from '../common/index-file';
 
 export interface ReleaseOptions {
   readonly origin: string;
@@ -15,7 +15,7 @@ export interface ReleaseOptions {
   readonly includeMd5?: boolean;
 }
 
-type ReleaseEntry = Pick<IndexFile, 'path' | 'size' | 'md5' | 'sha256' | 'sha512'>;
+type ReleaseEntry = Pick<AptIndexFile, 'path' | 'size' | 'md5' | 'sha256' | 'sha512'>;
 
 const HASH_LISTS = [
   { field: 'MD5Sum', key: 'md5' },

@@ -3,27 +3,30 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { XzCompressor } from '@napi-rs/lzma';
 
-/** One published metadata file with the digests every index format lists. */
+/** One published metadata file: YUM lists SHA-256 only. */
 export interface IndexFile {
   /** Path relative to the index root (`dists/<codename>/` or the yum base URL). */
   readonly path: string;
   readonly bytes: Buffer;
   readonly size: number;
-  readonly md5: string;
   readonly sha256: string;
+}
+
+/** An APT index file: the Release lists MD5Sum and SHA512 beside SHA256. */
+export interface AptIndexFile extends IndexFile {
+  readonly md5: string;
   readonly sha512: string;
 }
 
-export function indexFile(path: string, bytes: Buffer): IndexFile {
-  return {
-    path,
-    bytes,
-    size: bytes.length,
-    md5: createHash('md5').update(bytes).digest('hex'),
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    sha512: createHash('sha512').update(bytes).digest('hex'),
-  };
-}
+const hex = (algorithm: string, bytes: Buffer) => createHash(algorithm).update(bytes).digest('hex');
+
+export const indexFile = (path: string, bytes: Buffer): IndexFile => ({ path, bytes, size: bytes.length, sha256: hex('sha256', bytes) });
+
+export const aptIndexFile = (path: string, bytes: Buffer): AptIndexFile => ({
+  ...indexFile(path, bytes),
+  md5: hex('md5', bytes),
+  sha512: hex('sha512', bytes),
+});
 
 const gzipAsync = promisify(gzipCallback);
 

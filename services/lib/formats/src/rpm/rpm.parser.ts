@@ -147,7 +147,7 @@ async function readRpm(reader: HashingStreamReader, limits: RpmParseLimits): Pro
   const required = (tag: number, label: string) => {
     const value = header.string(tag);
     if (!value) throw invalid(`package header has no ${label}`);
-    if (/[\s/]/.test(value) && tag !== Tag.arch) throw invalid(`package ${label} "${value}" contains whitespace or "/"`);
+    if (/[\s/]/.test(value)) throw invalid(`package ${label} "${value}" contains whitespace or "/"`);
     return value;
   };
   const files = fileList(header);

@@ -30,7 +30,7 @@ export async function buildRepodata(packages: readonly YumPackageFragments[], op
     METADATA.map(async (metadata) => {
       const open = Buffer.from(XML_DECLARATION + metadata.open(packages.length) + packages.map((fragments) => fragments[metadata.fragment]).join('') + metadata.close, 'utf8');
       const compressed = indexFile('', await gzip(open));
-      return { type: metadata.type, open: indexFile('', open), compressed: indexFile(`repodata/${compressed.sha256}-${metadata.type}.xml.gz`, compressed.bytes) };
+      return { type: metadata.type, open: indexFile('', open), compressed: { ...compressed, path: `repodata/${compressed.sha256}-${metadata.type}.xml.gz` } };
     }),
   );
   const repomd =
