@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { renderInstallScript } from '@packyard/delivery/install-scripts/install-script.ts';
+import { renderInstallScript } from '@packyard/delivery/install-scripts/install-script';
 import { aptGet, freshDebianRoot, installWithScript, runInRoot, type DebianRoot } from './debian-root';
 import { startReferenceRepository, type ReferenceRepository } from './reference-repository';
 
@@ -63,6 +63,19 @@ describe('install-deb.sh with apt in a bookworm root', () => {
     const root = await newRoot();
     expect((await installWithScript(root, scriptUrl(''), token)).code).toBe(0);
     expect(await readFile(join(root.path, 'etc/apt/sources.list.d/tools.list'), 'utf8')).toContain('/debian bookworm main');
+  });
+
+  it('treats a Debian derivative as Debian and stops clearly on a system it does not support', async () => {
+    const root = await newRoot();
+    const osRelease = join(root.path, 'etc/os-release');
+    await writeFile(osRelease, 'ID=raspbian\nID_LIKE=debian\nVERSION_CODENAME=bookworm\n');
+    expect((await installWithScript(root, scriptUrl(''), token)).code).toBe(0);
+    expect(await readFile(join(root.path, 'etc/apt/sources.list.d/tools.list'), 'utf8')).toContain('/debian bookworm main');
+
+    await writeFile(osRelease, 'ID=arch\nNAME="Arch Linux"\n');
+    const unsupported = await installWithScript(root, scriptUrl(''), token);
+    expect(unsupported.code).not.toBe(0);
+    expect(unsupported.stderr).toContain("unsupported distribution 'arch'");
   });
 
   it('fails, naming the step, when the token is wrong, and apt-get update keeps failing with 401', async () => {

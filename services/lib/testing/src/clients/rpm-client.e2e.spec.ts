@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { renderInstallScript } from '@packyard/delivery/install-scripts/install-script.ts';
+import { renderInstallScript } from '@packyard/delivery/install-scripts/install-script';
 import { startReferenceRepository, type ReferenceRepository } from './reference-repository';
 import { runCommand } from './run-command';
 import { dnf, dnfRoot, installWithRpmScript, zypper, zypperRoot, type RpmRepository, type RpmRoot } from './rpm-roots';
