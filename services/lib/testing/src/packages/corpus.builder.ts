@@ -1,4 +1,4 @@
-import { access, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { craftDeb } from './deb-crafting';
 import { buildRpmBatch, type RpmSpec } from './rpm.builder';
@@ -12,11 +12,11 @@ const RPM_WORKERS = 2;
  * `count` small packages for benchmarks, built once into `cacheDir/<kind>-<count>` and
  * reused afterwards. .debs are written directly (the archive format is three members,
  * dpkg-deb would add a process per package); .rpms come from rpmbuild in batches.
+ * An interrupted build resumes: batches whose packages all exist are not built again.
  */
 export async function buildCorpus(kind: 'deb' | 'rpm', count: number, cacheDir: string): Promise<string[]> {
   const directory = join(cacheDir, `${kind}-${count}`);
   if (await exists(join(directory, COMPLETE_MARKER))) return listPackages(directory);
-  await rm(directory, { recursive: true, force: true });
   await mkdir(directory, { recursive: true });
   if (kind === 'deb') await writeDebCorpus(count, directory);
   else await writeRpmCorpus(count, directory);
@@ -50,9 +50,11 @@ async function writeRpmCorpus(count: number, directory: string): Promise<void> {
       }),
     );
   }
+  const present = new Set(await readdir(directory));
+  const missing = batches.filter((batch) => !batch.every((spec) => present.has(`${spec.name}-1.0-1.noarch.rpm`)));
   let next = 0;
   const worker = async () => {
-    while (next < batches.length) await buildRpmBatch(batches[next++], directory);
+    while (next < missing.length) await buildRpmBatch(missing[next++], directory);
   };
   await Promise.all(Array.from({ length: RPM_WORKERS }, worker));
 }
