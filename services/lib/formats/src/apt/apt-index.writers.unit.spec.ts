@@ -25,6 +25,11 @@ describe('packagesStanza', () => {
     );
   });
 
+  it('writes a value that starts on the next line without a trailing space', () => {
+    const stanza = packagesStanza({ ...entry('hello', 'amd64'), control: [{ name: 'Package', value: 'hello' }, { name: 'Description', value: '\n text' }] });
+    expect(stanza.startsWith('Package: hello\nDescription:\n text\nFilename:')).toBe(true);
+  });
+
   it('refuses a pool filename that would break the stanza', () => {
     expect(() => packagesStanza({ ...entry('hello', 'amd64'), filename: 'pool/x.deb\nSize: 1' })).toThrow('single line');
   });

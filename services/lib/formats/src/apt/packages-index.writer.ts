@@ -19,7 +19,10 @@ export interface AptIndexEntry {
 export function packagesStanza(entry: AptIndexEntry): string {
   if (/[\n\r]/.test(entry.filename)) throw new Error('pool filename must be a single line');
   let stanza = '';
-  for (const field of entry.control) stanza += `${field.name}: ${field.value}\n`;
+  for (const field of entry.control) {
+    // A value may start on the next line (e.g. "Description:" then " text"): no trailing space then.
+    stanza += field.value === '' || field.value.startsWith('\n') ? `${field.name}:${field.value}\n` : `${field.name}: ${field.value}\n`;
+  }
   return (
     stanza +
     `Filename: ${entry.filename}\n` +
