@@ -1,16 +1,17 @@
-import { busModule, defineModule, grpcServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { busModule, defineModule, grpcServerModule, metricsModule, openModuleStores, startEventSourcing } from '@packyard/platform';
 import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
 import { IdentityServiceDefinition } from '@packyard/proto/packyard/identity/v1/identity';
 import { createAccounts } from './accounts';
 import { identityHandlers } from './grpc/identity.handlers';
 import { loadIdTokenSigner } from './keys/id-token.signer';
+import { identityMetrics } from './metrics';
 import { OidcClient } from './oidc/oidc.client';
 import { RefreshTokenStore } from './sessions/refresh-token.store';
 
 export const identityModule = defineModule({
   name: 'identity',
   description: 'accounts, sign-in (password and OpenID Connect), ID tokens and JWKS, profile and user API keys',
-  deps: [grpcServerModule, busModule],
+  deps: [grpcServerModule, busModule, metricsModule],
   init: async (ctx) => {
     const { config } = ctx;
     const es = await startEventSourcing({
@@ -27,7 +28,7 @@ export const identityModule = defineModule({
       oidc: new OidcClient({ issuer: config.oidcIssuer, clientId: config.oidcClientId, clientSecret: config.oidcClientSecret }, es.readModels),
       limits: config,
     });
-    ctx.use(grpcServerModule).server.add(IdentityServiceDefinition, identityHandlers(accounts));
+    ctx.use(grpcServerModule).server.add(IdentityServiceDefinition, identityHandlers(accounts, identityMetrics(ctx.use(metricsModule))));
     return { value: undefined, stop: () => es.stop() };
   },
 });

@@ -2,6 +2,7 @@ import type { ServiceImplementation } from 'nice-grpc';
 import type { CallerContext } from '@packyard/platform';
 import type { IdentityServiceDefinition, UserToken } from '@packyard/proto/packyard/identity/v1/identity';
 import type { Accounts } from '../accounts';
+import type { IdentityMetrics } from '../metrics';
 import type { UserToken as StoredUserToken } from '../user/user.decider';
 
 const toUserToken = (token: StoredUserToken): UserToken => ({
@@ -14,16 +15,16 @@ const toUserToken = (token: StoredUserToken): UserToken => ({
   token: '',
 });
 
-export const identityHandlers = (accounts: Accounts): ServiceImplementation<typeof IdentityServiceDefinition, CallerContext> => ({
-  register: (request) => accounts.register(request),
-  login: (request) => accounts.login(request),
-  refresh: (request) => accounts.refresh(request.refreshToken),
+export const identityHandlers = (accounts: Accounts, metrics: IdentityMetrics): ServiceImplementation<typeof IdentityServiceDefinition, CallerContext> => ({
+  register: (request) => metrics.signIn('register', () => accounts.register(request)),
+  login: (request) => metrics.signIn('password', () => accounts.login(request)),
+  refresh: (request) => metrics.signIn('refresh', () => accounts.refresh(request.refreshToken)),
   logout: async (request) => {
     await accounts.logout(request.refreshToken);
     return {};
   },
   startOidc: async (request) => ({ authorizationUrl: await accounts.startOidc(request) }),
-  finishOidc: (request) => accounts.finishOidc(request),
+  finishOidc: (request) => metrics.signIn('oidc', () => accounts.finishOidc(request)),
   getJwks: async () => ({ json: JSON.stringify(accounts.jwks()) }),
   getProfile: (_request, { caller }) => accounts.profile(caller),
   updateProfile: (request, { caller }) => accounts.updateProfile(caller, request),
