@@ -2,6 +2,7 @@ import { InvalidBlobKeyError, type ByteRange } from './blob-store.port';
 
 const MAX_KEY_LENGTH = 1024;
 // printable characters only; no backslash so a key means the same path everywhere
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const SEGMENT = /^[^./\\\u0000-\u001f\u007f][^/\\\u0000-\u001f\u007f]*$/;
 
 /** Refuses keys that could escape the store's root or collide with its temporary files. */

@@ -80,7 +80,7 @@ export class KafkaEventBus implements EventBus {
               }
               await backoff.for(backoffDelay(attempts, this.retry.initialDelayMs, this.retry.maxDelayMs));
               // leaving without a commit: the next owner of the partition redelivers
-              if (stopped) throw new Error('consumer stopping');
+              if (stopped) throw new Error('consumer stopping', { cause: error });
               await heartbeat();
             }
           }
