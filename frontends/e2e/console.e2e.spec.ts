@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { RunningPackyard } from '@packyard/testing';
-import type { Page } from 'playwright-core';
+import type { Dialog, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerNextConfirm, buildConsole, delayNext, REPOSITORY_REMOTE_BUILT, type ConsoleBrowser, openBrowser, pause, screenshot, startPackyard, waitForPath } from './console-harness';
 
@@ -20,9 +20,11 @@ async function visible(value: string | RegExp) {
 const button = (name: string | RegExp) => page.getByRole('button', { name, exact: typeof name === 'string' });
 const navLink = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
 
+// Production builds of the shell and the remotes, as the program serves them.
+beforeAll(buildConsole);
+
 describe('console walk-through as a new user (1280 px)', () => {
   beforeAll(async () => {
-    buildConsole();
     program = await startPackyard();
     browser = await openBrowser({ width: 1280, height: 800 });
     page = browser.page;
@@ -34,9 +36,10 @@ describe('console walk-through as a new user (1280 px)', () => {
 
   it('loads the first screen with less than 300 KB of gzipped JavaScript, spinner first', async () => {
     const scripts: Promise<number>[] = [];
-    page.on('response', (response) => {
+    const measure = (response: Response) => {
       if (response.url().endsWith('.js')) scripts.push(response.body().then((body) => gzipSync(body).length));
-    });
+    };
+    page.on('response', measure);
     // Hold the remotes back a moment so the initial check is observable.
     await delayNext(page, '**/remotes/*/mf-manifest.json', 600, 4);
     await page.goto(at('/workspaces'));
@@ -45,6 +48,7 @@ describe('console walk-through as a new user (1280 px)', () => {
     await waitForPath(page, '/login');
     await visible('Sign in to Packyard');
     await page.waitForLoadState('networkidle');
+    page.off('response', measure);
     const total = (await Promise.all(scripts)).reduce((sum, size) => sum + size, 0);
     console.log(`first screen: ${(total / 1024).toFixed(1)} KB gzipped JavaScript in ${scripts.length} files`);
     expect(total).toBeLessThan(FIRST_SCREEN_BUDGET_BYTES);
@@ -114,20 +118,22 @@ describe('console walk-through as a new user (1280 px)', () => {
     await visible('/throwaway');
 
     let confirmed = false;
-    page.once('dialog', (dialog) => {
+    const unexpectedConfirm = (dialog: Dialog) => {
       confirmed = true;
       void dialog.dismiss();
-    });
+    };
+    page.on('dialog', unexpectedConfirm);
     const throwaway = page.getByRole('article').filter({ hasText: '/throwaway' });
     await throwaway.getByRole('button', { name: 'Delete' }).click();
     await text('/throwaway').waitFor({ state: 'detached' });
+    page.off('dialog', unexpectedConfirm);
     expect(confirmed).toBe(false);
     await visible('View Repositories');
     await screenshot(page, 'workspaces');
   });
 
   it('manages the repositories of a workspace', async () => {
-    await page.getByRole('link', { name: 'View Repositories' }).click();
+    await page.getByRole('article').filter({ hasText: '/acme-co-builds' }).getByRole('link', { name: 'View Repositories' }).click();
     await waitForPath(page, /^\/workspaces\/[^/]+\/repos$/);
     await visible('Acme & Co. -- Builds! Repositories');
     await visible('/acme-co-builds');
@@ -201,8 +207,9 @@ describe('console walk-through as a new user (1280 px)', () => {
     await button('Create Access Token').click();
     const dialog = page.getByRole('dialog', { name: 'Create Access Token' });
     expect(await dialog.getByLabel('read').isChecked()).toBe(true);
-    expect(await dialog.getByLabel('Repository (optional)').inputValue()).toBe('');
-    await visible('All repositories');
+    const repositoryChoice = dialog.getByLabel('Repository (optional)');
+    expect(await repositoryChoice.inputValue()).toBe('');
+    expect(await repositoryChoice.locator('option:checked').innerText()).toBe('All repositories');
     await dialog.getByLabel('Token Name').fill('ci-deployment');
     await dialog.getByLabel('read').uncheck();
     expect(await dialog.getByRole('button', { name: 'Create Token' }).isDisabled()).toBe(true);
@@ -361,6 +368,7 @@ describe('console on a 375 px screen', () => {
     await page.getByLabel('Email address').fill(email);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Confirm password').fill(PASSWORD);
+    await screenshot(page, 'create-account');
     await button('Create account').click();
     await waitForPath(page, '/dashboard');
     await visible('No workspaces yet');
@@ -389,6 +397,12 @@ describe('console on a 375 px screen', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Create Repository' }).click();
     await visible('apt-tools');
     await screenshot(page, 'repositories');
+    await page.route('**/remotes/repository/**', (route) => route.fulfill({ status: 404, body: 'absent' }));
+    await page.reload();
+    await page.getByRole('link', { name: 'apt-tools' }).click();
+    await visible('This part of the console failed to load');
+    await screenshot(page, 'repository-remote-failed');
+    await page.unroute('**/remotes/repository/**');
     await page.goto(at('/dashboard'));
     await visible('/mobile-team');
     await screenshot(page, 'dashboard');
@@ -409,6 +423,15 @@ describe('console on a 375 px screen', () => {
     await page.getByRole('tab', { name: 'Security' }).click();
     await visible('Never');
     await screenshot(page, 'settings-security');
+    await page.getByRole('tab', { name: 'Notifications' }).click();
+    await button('Save Preferences').waitFor();
+    await screenshot(page, 'settings-notifications');
+    await page.getByRole('tab', { name: 'API Keys' }).click();
+    await button('Create New Key').waitFor();
+    await screenshot(page, 'settings-api-keys');
+    await page.getByRole('tab', { name: 'Danger Zone' }).click();
+    await button('Delete Account').waitFor();
+    await screenshot(page, 'settings-danger-zone');
     await page.goto(at('/billing'));
     await visible('Subscription and usage billing');
     await screenshot(page, 'billing');

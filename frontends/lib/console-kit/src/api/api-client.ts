@@ -146,7 +146,8 @@ export function createApiClient(deps: ApiClientDependencies): ApiClient {
     get: (path, options) => request('GET', path, undefined, options),
     post: (path, body, options) => request('POST', path, body ?? {}, options),
     put: (path, body, options) => request('PUT', path, body ?? {}, options),
-    delete: (path, options) => request('DELETE', path, undefined, options),
+    // An empty object rather than no body: servers may refuse an empty body labelled JSON.
+    delete: (path, options) => request('DELETE', path, {}, options),
     uploadFile,
     putToPresignedUrl,
   };

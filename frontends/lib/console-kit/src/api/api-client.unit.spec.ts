@@ -50,7 +50,10 @@ describe('api client', () => {
   });
 
   it('treats 204 as an empty object', async () => {
-    await expect(clientWith(stubFetch(204, undefined)).client.delete('/v1/tokens/1')).resolves.toEqual({});
+    const fetchStub = stubFetch(204, undefined);
+    await expect(clientWith(fetchStub).client.delete('/v1/tokens/1')).resolves.toEqual({});
+    // A DELETE still carries a JSON body, so a JSON content type never labels an empty one.
+    expect(fetchStub.mock.calls[0][1]).toMatchObject({ method: 'DELETE', body: '{}' });
   });
 
   it('rejects with the error object: body message, else status text, else a generic text', async () => {
