@@ -19,14 +19,12 @@ describe('decompressBounded with real xz and zstd output', () => {
     ['zstd', 'zstd'],
   ] as const)('refuses a %s bomb early, without inflating it whole', async (command, compression) => {
     const compressed = await bomb(command);
-    const started = performance.now();
     const rssBefore = process.memoryUsage().rss;
     await expect(decompressBounded(compressed, compression, LIMIT, 'control.tar')).rejects.toMatchObject({
       code: ArtifactFormatErrorCode.decompressionLimit,
       message: 'control.tar decompresses to more than 4194304 bytes',
     });
     // Inflating the whole bomb would hold 128 MiB; stopping at the limit holds about 4 MiB.
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * 1024 * 1024);
   });
 
