@@ -37,6 +37,13 @@ export async function gatewayApp(app: FastifyInstance, options: GatewayOptions) 
   await app.register(async (v1) => {
     // called, not registered: its hook must cover this whole context, not a child of it
     await bearerAuth(v1, { authenticate });
+    // the console sends `Content-Type: application/json` on every call (spec §7), DELETEs
+    // without a body included: an empty JSON body is no body, not a 400
+    const parseJson = v1.getDefaultJsonParser('error', 'error');
+    v1.removeContentTypeParser('application/json');
+    v1.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+      body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+    );
     for (const routes of API_ROUTES) await v1.register(routes, options);
     // unknown paths answer only after authentication, so they reveal nothing to strangers
     v1.all('/*', { schema: { hide: true } }, async (request) => {

@@ -114,7 +114,12 @@ describe('workspaces, repositories and usage API', () => {
     expect((await alice.call('GET', `/workspaces/${workspace.id}/repos/${first.id}`)).status).toBe(404);
     expect((await alice.call('DELETE', `/workspaces/${workspace.id}/repos/${first.id}`)).status).toBe(404);
 
-    expect((await alice.call('DELETE', `/workspaces/${workspace.id}`)).status).toBe(204);
+    // as the console sends it: a JSON content type and no body
+    const consoleDelete = await fetch(`${packyard.url}/api/v1/workspaces/${workspace.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${alice.bearer}`, 'content-type': 'application/json' },
+    });
+    expect(consoleDelete.status).toBe(204);
     expect((await alice.call('GET', `/workspaces/${workspace.id}`)).status).toBe(404);
     expect((await alice.call('GET', '/workspaces')).body.workspaces.map((w: { id: string }) => w.id)).not.toContain(workspace.id);
     // the repositories go through WorkspaceDeleted → RepositoryDeleted, shortly after
