@@ -1,17 +1,24 @@
 import { busModule, defineModule, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
+import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
+import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import { repositoryHandlers } from './grpc/repository.handlers';
+import { publishablePackagesProjection } from './packages/publishable-packages.projection';
 import { repositoriesProjection } from './projections/repositories.projection';
+import { publicationsProjection } from './publishing/publications.projection';
+import { Publisher } from './publishing/publisher';
+import { publishingHandlers } from './publishing/publishing.handlers';
 import { artifactEventsReaction } from './reactions/artifact-events.reaction';
 import { workspaceDeletedReaction } from './reactions/workspace-deleted.reaction';
 
-const projections = [repositoriesProjection];
+const projections = [repositoriesProjection, publishablePackagesProjection, publicationsProjection];
 
 export const repositoryModule = defineModule({
   name: 'repository',
   description: 'repositories, their package sets, index building and atomic publication',
-  deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule],
+  deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule, blobStoreModule],
   projections,
   init: async (ctx) => {
     const stores = await openModuleStores(ctx.config, 'repository');
@@ -25,6 +32,16 @@ export const repositoryModule = defineModule({
     });
     const clients = ctx.use(grpcClientsModule);
     ctx.use(grpcServerModule).server.add(RepositoryServiceDefinition, repositoryHandlers(es, clients.client(WorkspaceServiceDefinition, 'workspace')));
-    return { value: undefined, stop: () => es.stop() };
+    const publisher = new Publisher({ es, blobs: ctx.use(blobStoreModule), signing: clients.client(SigningServiceDefinition, 'signing'), logger: ctx.logger });
+    ctx.use(grpcServerModule).server.add(PublishingServiceDefinition, publishingHandlers(es, publisher));
+    return {
+      value: undefined,
+      // publishing signs through the signing module, reachable once every module has started
+      start: () => publisher.start(),
+      stop: async () => {
+        await publisher.stop();
+        await es.stop();
+      },
+    };
   },
 });

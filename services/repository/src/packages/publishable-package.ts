@@ -1,0 +1,35 @@
+import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+
+/** A stored package as publishing sees it: artifact's PackageUploaded, kept by the repository module. */
+export interface PublishablePackage {
+  id: string;
+  repositoryId: string;
+  kind: string;
+  distribution: string;
+  name: string;
+  version: string;
+  architecture: string;
+  filename: string;
+  sizeBytes: number;
+  sha256: string;
+  blobKey: string;
+  uploadedAt: string;
+  /** the PackageUploaded contract: DEB {control, file}, RPM {rpm} */
+  indexEntryJson: string;
+}
+
+export const toPublishablePackage = (data: PackageUploaded): PublishablePackage => ({
+  id: data.packageId,
+  repositoryId: data.repositoryId,
+  kind: data.kind,
+  distribution: data.distribution,
+  name: data.name,
+  version: data.version,
+  architecture: data.architecture,
+  filename: data.filename,
+  sizeBytes: data.sizeBytes,
+  sha256: data.sha256,
+  blobKey: data.blobKey,
+  uploadedAt: data.uploadedAt,
+  indexEntryJson: data.indexEntryJson,
+});

@@ -1,0 +1,123 @@
+import {
+  buildPackagesIndex,
+  buildRelease,
+  buildRepodata,
+  byHashPaths,
+  indexFile,
+  packagesForArchitecture,
+  packagesStanza,
+  publishedArchitectures,
+  yumPackageFragments,
+  type AptIndexEntry,
+  type ControlField,
+  type DebFileDigests,
+  type Distribution,
+  type IndexFile,
+  type RpmPackage,
+  type YumPackageFragments,
+} from '@packyard/formats';
+import type { PublishablePackage } from '../packages/publishable-package';
+import { debComponents, poolPath, type PublishedRepository } from './publication-layout';
+
+/** One distribution's unsigned metadata; paths are relative to the distribution root. */
+export interface BuiltGeneration {
+  /** every metadata file to store, the file to sign included */
+  metadata: IndexFile[];
+  /** Release (DEB) or repodata/repomd.xml (RPM): what the signatures cover */
+  signable: IndexFile;
+  /** by-hash paths, each a second name of a metadata file */
+  aliases: { path: string; of: IndexFile }[];
+  /** the package files the metadata points at */
+  pool: { path: string; pkg: PublishablePackage }[];
+}
+
+/**
+ * Per-package index text (a Packages stanza, or primary/filelists/other fragments) depends
+ * only on the package and its pool path, so it is computed once per package and an index
+ * of 10,000 packages is a concatenation.
+ */
+export class IndexEntryCache {
+  private readonly aptEntries = new Map<string, AptIndexEntry & { stanza: string }>();
+  private readonly fragments = new Map<string, YumPackageFragments>();
+
+  aptEntry(pkg: PublishablePackage, path: string): AptIndexEntry & { stanza: string } {
+    const key = `${pkg.id}|${path}`;
+    let cached = this.aptEntries.get(key);
+    if (!cached) {
+      const { control, file } = JSON.parse(pkg.indexEntryJson) as { control: ControlField[]; file: DebFileDigests };
+      cached = { control, filename: path, file, stanza: packagesStanza({ control, filename: path, file }) };
+      this.aptEntries.set(key, cached);
+    }
+    return cached;
+  }
+
+  yumFragments(pkg: PublishablePackage, path: string): YumPackageFragments {
+    const key = `${pkg.id}|${path}`;
+    let cached = this.fragments.get(key);
+    if (!cached) {
+      const { rpm } = JSON.parse(pkg.indexEntryJson) as { rpm: RpmPackage };
+      cached = yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) });
+      this.fragments.set(key, cached);
+    }
+    return cached;
+  }
+
+  forget(packageId: string): void {
+    for (const map of [this.aptEntries, this.fragments]) {
+      for (const key of map.keys()) if (key.startsWith(`${packageId}|`)) map.delete(key);
+    }
+  }
+}
+
+/** A stable Origin/Label/Codename for the repository's life: apt refuses a Release whose Origin or Label changed. */
+export const releaseOrigin = (repository: PublishedRepository) => `Packyard ${repository.workspaceSlug}/${repository.name}`;
+
+/** Builds one distribution's metadata from the packages visible in it; `date` is the publication time. */
+export async function buildGeneration(
+  repository: PublishedRepository,
+  target: Distribution,
+  packages: readonly PublishablePackage[],
+  cache: IndexEntryCache,
+  date: Date,
+): Promise<BuiltGeneration> {
+  return repository.kind === 'DEB' ? buildDeb(repository, target, packages, cache, date) : buildRpm(repository, packages, cache, date);
+}
+
+async function buildDeb(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
+  const component = repository.component || 'main';
+  const root = `dists/${target.version}`;
+  const pool = packages.map((pkg) => ({ path: poolPath('DEB', component, pkg), pkg }));
+  const entries = pool.map(({ path, pkg }) => cache.aptEntry(pkg, path));
+  const architectures = publishedArchitectures(entries);
+  const components = debComponents(component);
+  const indices = (
+    await Promise.all(
+      components.flatMap((name) =>
+        architectures.map((architecture) =>
+          buildPackagesIndex(name === component ? packagesForArchitecture(entries, architecture).map((entry) => entry.stanza) : [], { component: name, architecture }),
+        ),
+      ),
+    )
+  ).flat();
+  const release = buildRelease(indices, {
+    origin: releaseOrigin(repository),
+    label: releaseOrigin(repository),
+    suite: target.version,
+    codename: target.version,
+    date,
+    architectures,
+    components,
+    description: `Packyard repository ${repository.workspaceSlug}/${repository.name} for ${target.distro} ${target.version}`,
+  });
+  const metadata = indices.map((file) => indexFile(`${root}/${file.path}`, file.bytes));
+  const signable = indexFile(`${root}/Release`, Buffer.from(release, 'utf8'));
+  const aliases = indices.flatMap((file, index) => byHashPaths(file).map((path) => ({ path: `${root}/${path}`, of: metadata[index] })));
+  return { metadata: [...metadata, signable], signable, aliases, pool };
+}
+
+async function buildRpm(repository: PublishedRepository, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
+  const pool = packages.map((pkg) => ({ path: poolPath('RPM', '', pkg), pkg }));
+  const seconds = Math.floor(date.getTime() / 1000);
+  const repodata = await buildRepodata(pool.map(({ path, pkg }) => cache.yumFragments(pkg, path)), { revision: String(seconds), timestamp: seconds });
+  return { metadata: [...repodata.files, repodata.repomd], signable: repodata.repomd, aliases: [], pool };
+}

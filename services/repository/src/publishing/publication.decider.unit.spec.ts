@@ -1,0 +1,40 @@
+import { describe, it } from 'vitest';
+import { deciderSpec } from '@packyard/testing/given-when-then';
+import { publicationDecider } from './publication.decider';
+import type { PublicationEvent } from './publication.events';
+
+const file = { path: 'dists/noble/Release', blobKey: 'indices/r1/sha256/aa/bb/aabb', size: 10, sha256: 'aabb', contentType: 'text/plain', package: false };
+const signature = { ...file, path: 'dists/noble/InRelease', blobKey: 'indices/r1/sha256/cc/dd/ccdd' };
+const built = (generation: number): PublicationEvent => ({ type: 'IndexBuilt', data: { repositoryId: 'r1', distribution: 'ubuntu/noble', generation, files: [file], builtAt: 't' } });
+const signed = (generation: number): PublicationEvent => ({
+  type: 'IndexSigned',
+  data: { repositoryId: 'r1', distribution: 'ubuntu/noble', generation, files: [signature], signedAt: 't', keyFingerprint: 'F' },
+});
+const publication = {
+  repositoryId: 'r1', distribution: 'ubuntu/noble', publishedAt: 't', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: 'apt',
+  distro: 'ubuntu', version: 'noble', files: [file, signature], ownerId: 'u1',
+};
+const published = (generation: number, retainedGenerations: number[]): PublicationEvent => ({ type: 'IndexPublished', data: { ...publication, generation, retainedGenerations } });
+const spec = deciderSpec(publicationDecider);
+
+describe('publication decider', () => {
+  it('numbers generations from one', () =>
+    spec.given([]).when({ type: 'RecordBuilt', repositoryId: 'r1', distribution: 'ubuntu/noble', files: [file], now: 't' }).then([built(1)]));
+
+  it('signs only the pending generation, once', () => {
+    spec.given([built(1)]).when({ type: 'RecordSigned', repositoryId: 'r1', distribution: 'ubuntu/noble', generation: 1, files: [signature], keyFingerprint: 'F', now: 't' }).then([signed(1)]);
+    spec.given([built(1), signed(1)]).when({ type: 'RecordSigned', repositoryId: 'r1', distribution: 'ubuntu/noble', generation: 1, files: [signature], keyFingerprint: 'F', now: 't' }).thenThrows(/not waiting/);
+  });
+
+  it('never makes an unsigned generation current', () =>
+    spec.given([built(1)]).when({ type: 'Publish', generation: 1, publication }).thenThrows(/not signed/));
+
+  it('makes a signed generation current and keeps the three before it readable', () =>
+    spec
+      .given([built(1), signed(1), published(1, []), built(2), signed(2), published(2, [1]), built(3), signed(3), published(3, [2, 1]), built(4), signed(4), published(4, [3, 2, 1]), built(5), signed(5)])
+      .when({ type: 'Publish', generation: 5, publication })
+      .then([published(5, [4, 3, 2])]));
+
+  it('lets a newer build supersede one that failed before signing', () =>
+    spec.given([built(1)]).when({ type: 'RecordBuilt', repositoryId: 'r1', distribution: 'ubuntu/noble', files: [file], now: 't' }).then([built(2)]));
+});

@@ -1,0 +1,274 @@
+import { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import { isVisibleIn, parseDistribution, type Distribution } from '@packyard/formats';
+import { handleCommand, isInboxEvent, SYSTEM_CALLER, type EventSourcing, type PackyardClient, type RecordedEvent, type Subscription } from '@packyard/platform';
+import type { BlobStore } from '@packyard/platform/blobs/index';
+import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
+import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
+import { PUBLISHABLE_PACKAGES } from '../packages/publishable-packages.projection';
+import { toPublishablePackage, type PublishablePackage } from '../packages/publishable-package';
+import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
+import { buildGeneration, IndexEntryCache, type BuiltGeneration } from './generation.builder';
+import { contentTypeOf, publicationTargets, targetKey, targetsShowing, type PublishedRepository } from './publication-layout';
+import { publicationDecider } from './publication.decider';
+import { isPublicationIntegrationEvent, publicationStream } from './publication.events';
+
+export interface PublisherOptions {
+  es: EventSourcing;
+  blobs: BlobStore;
+  signing: PackyardClient<typeof SigningServiceDefinition>;
+  logger: Logger;
+  /** how long a burst of uploads to one repository may keep arriving before a build starts */
+  debounceMs?: number;
+  /** distributions of one repository built at once */
+  concurrency?: number;
+}
+
+/** what changed in a repository since its last build */
+interface Work {
+  all: boolean;
+  distributions: Set<string>;
+}
+
+const RETRY_MS = 1_000;
+/** index files of a repository, content-addressed: a generation's files never change under a reader */
+const indexBlobPrefix = (repositoryId: string) => `indices/${repositoryId}`;
+
+/**
+ * Follows the module's log and republishes the affected distributions of a repository
+ * when its packages change, coalescing bursts: a short per-repository debounce, at most
+ * one build in flight per repository, then one more if anything changed meanwhile. Every
+ * distribution goes through IndexBuilt → IndexSigned → IndexPublished (see the decider).
+ * The package sets are held in memory (loaded once at start, then kept from the log) with
+ * each package's index text cached, so a build costs a concatenation, compression and
+ * hashing, not a re-read of every package.
+ */
+export class Publisher {
+  private readonly packages = new Map<string, Map<string, PublishablePackage>>();
+  private readonly dirty = new Map<string, Work>();
+  private readonly building = new Map<string, Promise<void>>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** the package ids every distribution of a repository had when its last build completed */
+  private readonly published = new Map<string, Set<string>>();
+  private readonly waiters = new Map<string, Set<{ packageId: string; resolve: (published: boolean) => void }>>();
+  private readonly publicKeys = new Map<string, Promise<string>>();
+  private readonly cache = new IndexEntryCache();
+  private subscription?: Subscription;
+  private seenPosition = 0;
+  private stopped = false;
+
+  constructor(private readonly options: PublisherOptions) {}
+
+  async start(): Promise<void> {
+    const { es } = this.options;
+    const from = await es.events.lastPosition();
+    await es.caughtUp(from, 120_000);
+    this.seenPosition = from;
+    for (const pkg of await es.readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES).find({})) this.packagesOf(pkg.repositoryId).set(pkg.id, pkg);
+    // whatever happened while the module was down is published once now
+    for (const repository of await es.readModels.collection<RepositoryDocument>(REPOSITORIES).find({})) this.mark(repository.id, undefined);
+    this.subscription = es.events.subscribe(from, async (event) => this.follow(event));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    await this.subscription?.stop();
+    await Promise.allSettled(this.building.values());
+  }
+
+  /** resolves true once a completed build of the repository included the package, false after `timeoutMs` */
+  waitForPublication(repositoryId: string, packageId: string, timeoutMs: number): Promise<boolean> {
+    if (this.published.get(repositoryId)?.has(packageId)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiters = this.waiters.get(repositoryId) ?? new Set();
+      this.waiters.set(repositoryId, waiters);
+      const waiter = {
+        packageId,
+        resolve: (published: boolean) => {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(published);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      waiters.add(waiter);
+    });
+  }
+
+  private packagesOf(repositoryId: string): Map<string, PublishablePackage> {
+    let packages = this.packages.get(repositoryId);
+    if (!packages) {
+      packages = new Map();
+      this.packages.set(repositoryId, packages);
+    }
+    return packages;
+  }
+
+  private async follow(event: RecordedEvent): Promise<void> {
+    this.seenPosition = event.position;
+    if (isInboxEvent(event.stream, 'artifact')) {
+      if (event.type === 'PackageUploaded') {
+        const pkg = toPublishablePackage(event.data as PackageUploaded);
+        this.packagesOf(pkg.repositoryId).set(pkg.id, pkg);
+        this.mark(pkg.repositoryId, pkg.distribution);
+      } else if (event.type === 'PackageDeleted') {
+        const { repositoryId, packageId, distribution } = event.data as PackageDeleted;
+        this.packagesOf(repositoryId).delete(packageId);
+        this.cache.forget(packageId);
+        this.mark(repositoryId, distribution);
+      }
+    } else if (event.type === 'RepositoryCreated') {
+      this.mark((event.data as RepositoryCreated).repositoryId, undefined);
+    } else if (event.type === 'RepositoryDeleted') {
+      const { repositoryId } = event.data as RepositoryDeleted;
+      for (const id of this.packages.get(repositoryId)?.keys() ?? []) this.cache.forget(id);
+      this.packages.delete(repositoryId);
+      this.dirty.delete(repositoryId);
+      this.published.delete(repositoryId);
+      clearTimeout(this.timers.get(repositoryId));
+      this.timers.delete(repositoryId);
+    }
+  }
+
+  /** `distribution` undefined: every distribution of the repository */
+  private mark(repositoryId: string, distribution: string | undefined): void {
+    const work = this.dirty.get(repositoryId) ?? { all: false, distributions: new Set<string>() };
+    if (distribution === undefined) work.all = true;
+    else work.distributions.add(distribution);
+    this.dirty.set(repositoryId, work);
+    this.schedule(repositoryId, this.options.debounceMs ?? 5);
+  }
+
+  private schedule(repositoryId: string, delayMs: number): void {
+    if (this.stopped || this.timers.has(repositoryId) || this.building.has(repositoryId)) return;
+    this.timers.set(
+      repositoryId,
+      setTimeout(() => {
+        this.timers.delete(repositoryId);
+        const build = this.build(repositoryId).finally(() => {
+          this.building.delete(repositoryId);
+          if (this.dirty.has(repositoryId)) this.schedule(repositoryId, this.options.debounceMs ?? 5);
+        });
+        this.building.set(repositoryId, build);
+      }, delayMs),
+    );
+  }
+
+  private async build(repositoryId: string): Promise<void> {
+    const work = this.dirty.get(repositoryId);
+    if (!work) return;
+    this.dirty.delete(repositoryId);
+    const { es, logger } = this.options;
+    try {
+      await es.caughtUp(this.seenPosition, 60_000);
+      const doc = await es.readModels.collection<RepositoryDocument>(REPOSITORIES).get(repositoryId);
+      if (!doc) return;
+      const repository: PublishedRepository = { ...doc, kind: doc.kind === 'RPM' ? 'RPM' : 'DEB' };
+      const targets = work.all ? publicationTargets(repository) : unique([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
+      const packages = [...this.packagesOf(repositoryId).values()];
+      const started = performance.now();
+      const date = new Date();
+      await forEachLimited(targets, this.options.concurrency ?? 4, (target) =>
+        this.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), date),
+      );
+      logger.debug({ repositoryId, distributions: targets.length, packages: packages.length, ms: Math.round(performance.now() - started) }, 'indices published');
+      const snapshot = new Set(packages.map((pkg) => pkg.id));
+      this.published.set(repositoryId, snapshot);
+      for (const waiter of this.waiters.get(repositoryId) ?? []) if (snapshot.has(waiter.packageId)) waiter.resolve(true);
+    } catch (error) {
+      logger.error({ err: error, repositoryId }, 'publishing failed; retrying');
+      const again = this.dirty.get(repositoryId) ?? { all: false, distributions: new Set<string>() };
+      this.dirty.set(repositoryId, { all: again.all || work.all, distributions: new Set([...again.distributions, ...work.distributions]) });
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+  }
+
+  private async publish(repository: PublishedRepository, target: Distribution, packages: PublishablePackage[], date: Date): Promise<void> {
+    const { es, signing } = this.options;
+    const distribution = targetKey(target);
+    const stream = publicationStream(repository.id, distribution);
+    const options = { isIntegration: isPublicationIntegrationEvent, metadata: { causation: 'publisher' } };
+    const built = await buildGeneration(repository, target, packages, this.cache, date);
+
+    // phase 1: every metadata file is stored before anything points at it
+    const metadata = await Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes)));
+    const afterBuild = await handleCommand(es.events, stream, publicationDecider, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() }, options);
+    const generation = afterBuild.state.lastGeneration;
+
+    // phase 2: the signing module signs exactly the stored bytes
+    const signatures = await this.sign(repository, built);
+    const signed = await Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes)));
+    await handleCommand(es.events, stream, publicationDecider, {
+      type: 'RecordSigned', repositoryId: repository.id, distribution, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
+    }, options);
+
+    // phase 3: one event makes the generation current
+    const byPath = new Map(metadata.map((file) => [file.path, file]));
+    const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
+    const pool = built.pool.map(({ path, pkg }) => ({ path, blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256, contentType: contentTypeOf(path), package: true }));
+    await handleCommand(es.events, stream, publicationDecider, {
+      type: 'Publish',
+      generation,
+      publication: {
+        repositoryId: repository.id,
+        distribution,
+        publishedAt: new Date().toISOString(),
+        kind: repository.kind,
+        workspaceId: repository.workspaceId,
+        workspaceSlug: repository.workspaceSlug,
+        repositoryName: repository.name,
+        ownerId: repository.ownerId,
+        distro: target.distro,
+        version: target.version,
+        files: [...metadata, ...signed, ...aliases, ...pool],
+      },
+    }, options);
+  }
+
+  private async store(repositoryId: string, path: string, bytes: Buffer): Promise<IndexFile> {
+    const contentType = contentTypeOf(path);
+    const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType });
+    return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType, package: false };
+  }
+
+  /** InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over repomd.xml and the key beside it (RPM) */
+  private async sign(repository: PublishedRepository, built: BuiltGeneration): Promise<{ path: string; bytes: Buffer; fingerprint: string }[]> {
+    const dir = built.signable.path.slice(0, built.signable.path.lastIndexOf('/'));
+    const modes = repository.kind === 'DEB' ? ['clearsign', 'detached'] : ['detached-armored'];
+    const result = await this.options.signing.sign({ repositoryId: repository.id, data: built.signable.bytes, modes }, { caller: SYSTEM_CALLER });
+    const fingerprint = result.keyFingerprint;
+    if (repository.kind === 'DEB') {
+      return [
+        { path: `${dir}/InRelease`, bytes: Buffer.from(result.clearsigned), fingerprint },
+        { path: `${dir}/Release.gpg`, bytes: Buffer.from(result.detached), fingerprint },
+      ];
+    }
+    return [
+      { path: `${built.signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
+      { path: `${built.signable.path}.key`, bytes: Buffer.from(await this.publicKey(repository.id), 'utf8'), fingerprint },
+    ];
+  }
+
+  private publicKey(repositoryId: string): Promise<string> {
+    let key = this.publicKeys.get(repositoryId);
+    if (!key) {
+      key = this.options.signing.getPublicKey({ repositoryId }, { caller: SYSTEM_CALLER }).then((answer) => answer.armored);
+      this.publicKeys.set(repositoryId, key);
+      key.catch(() => this.publicKeys.delete(repositoryId));
+    }
+    return key;
+  }
+}
+
+const unique = (targets: Distribution[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
+
+async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
