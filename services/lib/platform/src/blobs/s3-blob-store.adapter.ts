@@ -29,7 +29,7 @@ const isMissing = (error: unknown) => ['NoSuchKey', 'NotFound'].includes((error 
  * hash). A failed or oversized upload never reaches its key.
  */
 export class S3BlobStore implements BlobStore {
-  private constructor(
+  constructor(
     private readonly client: Client,
     private readonly bucket: string,
     private readonly partSize: number,
@@ -99,7 +99,8 @@ export class S3BlobStore implements BlobStore {
       for await (const chunk of body) {
         pending.push(chunk);
         pendingBytes += chunk.length;
-        if (pendingBytes >= this.partSize) {
+        // a part goes out only once more than a part arrived: a body of exactly one part stays a single PUT
+        while (pendingBytes > this.partSize) {
           const joined = Buffer.concat(pending);
           await flush(joined.subarray(0, this.partSize));
           pending = [joined.subarray(this.partSize)];
