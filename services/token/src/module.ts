@@ -4,7 +4,7 @@ import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { tokenHandlers } from './grpc/token.handlers';
 import { TOKEN_HASHES, tokensProjection, type TokenHashDocument } from './projections/tokens.projection';
-import { downloadsReactions } from './reactions/downloads.reaction';
+import { filesServedReaction } from './reactions/files-served.reaction';
 import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
 import { createTokenValidator } from './tokens/token-validator';
 
@@ -24,7 +24,7 @@ export const tokenModule = defineModule({
       bus: ctx.use(busModule),
       logger: ctx.logger,
       projections,
-      reactions: [repositoryDeletedReaction(stores.events, stores.readModels), ...downloadsReactions(stores.events)],
+      reactions: [repositoryDeletedReaction(stores.events, stores.readModels), filesServedReaction(stores.events)],
     });
     const validator = createTokenValidator(stores.readModels.collection<TokenHashDocument>(TOKEN_HASHES));
     const revocations = await validator.followRevocations(stores.events);

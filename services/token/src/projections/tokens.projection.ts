@@ -1,5 +1,5 @@
 import { isInboxEvent, type Projection } from '@packyard/platform';
-import type { PackageDownloaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
 import type { AccessTokenCreated, AccessTokenRevoked, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
 
 export interface RepoTokenDocument {
@@ -74,18 +74,18 @@ export const tokensProjection: Projection = {
         await hashes.deleteMany({ tokenId });
         return;
       }
-      case 'PackageDownloaded': {
-        if (!isInboxEvent(event.stream)) return;
-        const data = event.data as PackageDownloaded;
+      case 'FilesServed': {
+        if (!isInboxEvent(event.stream, 'delivery')) return;
+        const data = event.data as FilesServed;
         if (!data.tokenId) return;
         const repoToken = await repoTokens.get(data.tokenId);
         if (repoToken && repoToken.position < event.position) {
-          const lastUsedAt = data.downloadedAt > repoToken.lastUsedAt ? data.downloadedAt : repoToken.lastUsedAt;
-          await repoTokens.upsert({ ...repoToken, lastUsedAt, usageCount: repoToken.usageCount + Math.max(1, data.count), position: event.position });
+          const lastUsedAt = data.lastServedAt > repoToken.lastUsedAt ? data.lastServedAt : repoToken.lastUsedAt;
+          await repoTokens.upsert({ ...repoToken, lastUsedAt, usageCount: repoToken.usageCount + data.requests, position: event.position });
         }
         const accessToken = await accessTokens.get(data.tokenId);
         if (accessToken && accessToken.position < event.position) {
-          const lastUsed = data.downloadedAt > accessToken.lastUsed ? data.downloadedAt : accessToken.lastUsed;
+          const lastUsed = data.lastServedAt > accessToken.lastUsed ? data.lastServedAt : accessToken.lastUsed;
           await accessTokens.upsert({ ...accessToken, lastUsed, position: event.position });
         }
         return;

@@ -1,5 +1,6 @@
 import { isInboxEvent, type Collection, type Projection, type RecordedEvent } from '@packyard/platform';
-import type { PackageDeleted, PackageDownloaded, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
 import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
 import type { WorkspaceCreated, WorkspaceDeleted } from '@packyard/proto/packyard/workspace/v1/events';
 
@@ -55,7 +56,7 @@ const addEgress = (month: string, bytes: number) => (doc: UsageDocument) =>
 /**
  * Workspaces, and their usage from other modules' events (recorded in this module's
  * inbox): repositories from repository's RepositoryCreated/Deleted, storage from
- * artifact's PackageUploaded/Deleted sizes, egress from PackageDownloaded.
+ * artifact's PackageUploaded/Deleted sizes, egress from delivery's FilesServed.
  */
 export const workspacesProjection: Projection = {
   name: 'workspaces',
@@ -104,10 +105,10 @@ export const workspacesProjection: Projection = {
         await bump(ownerUsage, data.ownerId, event, addStorage(-data.sizeBytes));
         return;
       }
-      case 'PackageDownloaded': {
+      case 'FilesServed': {
         if (!fromInbox) return;
-        const data = event.data as PackageDownloaded;
-        const month = monthOf(data.downloadedAt);
+        const data = event.data as FilesServed;
+        const month = monthOf(data.lastServedAt);
         if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, event, addEgress(month, data.bytes));
         await bump(ownerUsage, data.ownerId, event, addEgress(month, data.bytes));
         return;

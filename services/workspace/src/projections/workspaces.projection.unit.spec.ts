@@ -8,8 +8,8 @@ let inboxId = 0;
 const fromInbox = (context: string, type: string, data: object) => ({ type, stream: inboxStream(context, `m-${++inboxId}`), data });
 const uploaded = (packageId: string, sizeBytes: number) =>
   fromInbox('artifact', 'PackageUploaded', { packageId, repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1', sizeBytes, uploadedAt: '2026-01-02T00:00:00Z' });
-const downloaded = (bytes: number, downloadedAt: string) =>
-  fromInbox('artifact', 'PackageDownloaded', { packageId: 'p-1', repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1', bytes, tokenId: '', downloadedAt, count: 1 });
+const served = (bytes: number, lastServedAt: string) =>
+  fromInbox('delivery', 'FilesServed', { repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1', tokenId: 't-1', requests: 3, bytes, lastServedAt });
 
 describe('workspaces projection', () => {
   it('counts storage from uploads and deletions, for the workspace and its owner, once per event', () =>
@@ -23,8 +23,8 @@ describe('workspaces projection', () => {
 
   it('counts egress per calendar month, starting again in a new month', () =>
     projectionSpec(workspacesProjection)
-      .given([workspaceCreated, downloaded(100, '2026-01-30T00:00:00Z')])
-      .when([downloaded(40, '2026-01-31T23:00:00Z'), downloaded(7, '2026-02-01T00:00:00Z')])
+      .given([workspaceCreated, served(100, '2026-01-30T00:00:00Z')])
+      .when([served(40, '2026-01-31T23:00:00Z'), served(7, '2026-02-01T00:00:00Z')])
       .then(async (readModels) => {
         expect(await readModels.collection<UsageDocument>(OWNER_USAGE).get('u-1')).toMatchObject({ egressMonth: '2026-02', egressBytesMonth: 7 });
       }));

@@ -3,8 +3,9 @@ import { recordInbox, type BusMessage, type EventStore, type Reaction } from '@p
 /** the other modules' events the workspaces projection counts */
 const COUNTED: Record<string, string[]> = {
   repository: ['RepositoryCreated', 'RepositoryDeleted'],
-  artifact: ['PackageUploaded', 'PackageDeleted', 'PackageDownloaded'],
-  delivery: ['PackageDownloaded'],
+  artifact: ['PackageUploaded', 'PackageDeleted'],
+  // every byte the apt/yum edge sends, metadata included, is egress
+  delivery: ['FilesServed'],
 };
 
 /** one reaction per context, so each inbox entry records where it came from */
