@@ -14,7 +14,7 @@ import {
   type AptIndexEntry, buildPackagesIndex, buildRelease, buildRepodata, packagesForArchitecture, packagesStanza,
   parseDeb, parseRpm, type YumIndexEntry, yumPackageFragments,
 } from '@packyard/formats';
-import { buildCorpus } from '@packyard/testing';
+import { buildCorpus } from '@packyard/testing/packages/corpus.builder';
 
 const SIZES = [1_000, 5_000, 10_000];
 const cacheDir = process.env.BENCH_CACHE ?? join(tmpdir(), 'packyard-bench-corpus');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDeb, type DebSpec } from '@packyard/testing';
+import { buildDeb, type DebSpec } from '@packyard/testing/packages/deb.builder';
 import { parseDeb } from '../deb/deb.parser';
 import { type AptIndexEntry, buildPackagesIndex, packagesForArchitecture, packagesStanza } from './packages-index.writer';
 import { buildRelease } from './release.writer';

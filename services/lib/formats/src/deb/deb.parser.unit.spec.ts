@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { craftDeb, maliciousDebs, validControlText, writeAr, writeTar } from '@packyard/testing';
+import { writeAr, writeTar } from '@packyard/testing/packages/archive-bytes.writer';
+import { craftDeb, maliciousDebs, validControlText } from '@packyard/testing/packages/deb-crafting';
 import { ArtifactFormatErrorCode } from '../common/artifact-format.error';
 import { parseDeb } from './deb.parser';
 

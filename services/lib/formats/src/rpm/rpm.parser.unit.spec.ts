@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { craftRpm, maliciousRpms, minimalRpmTags } from '@packyard/testing';
+import { craftRpm, maliciousRpms, minimalRpmTags } from '@packyard/testing/packages/rpm-crafting';
 import { ArtifactFormatErrorCode } from '../common/artifact-format.error';
 import { parseRpm, splitEvr } from './rpm.parser';
 

@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRpm, type RpmSpec } from '@packyard/testing';
+import { buildRpm, type RpmSpec } from '@packyard/testing/packages/rpm.builder';
 import { parseRpm } from '../rpm/rpm.parser';
 import { buildRepodata, type Repodata } from './repodata.writer';
 import { yumPackageFragments } from './yum-package.fragments';
