@@ -13,3 +13,5 @@ export * from './runtime/event-sourcing.module';
 export * from './eventsourcing/index';
 export * from './readmodels/index';
 export * from './bus/index';
+export * from './blobs/index';
+export * from './crypto/index';
