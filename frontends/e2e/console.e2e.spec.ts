@@ -379,6 +379,9 @@ describe('console on a 375 px screen', () => {
     await button('Open menu').click();
     await navLink('Workspaces').waitFor({ state: 'visible' });
     await screenshot(page, 'menu');
+    await page.keyboard.press('Escape');
+    await navLink('Workspaces').waitFor({ state: 'hidden' });
+    await button('Open menu').click();
     await navLink('Workspaces').click();
     await waitForPath(page, '/workspaces');
     await pause(300);
