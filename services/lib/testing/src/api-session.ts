@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { RunningPackyard } from './program';
 
-export interface ApiAnswer<T = any> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers as loose JSON and assert on them
+type Json = any;
+
+export interface ApiAnswer<T = Json> {
   status: number;
   body: T;
 }
@@ -10,7 +13,7 @@ export interface ApiSession {
   email: string;
   /** the bearer sent: an ID token, or an account access token given to `as` */
   bearer: string;
-  call<T = any>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>>;
+  call<T = Json>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>>;
   /** the same user calling with another bearer (say, an account access token) */
   as(bearer: string): ApiSession;
 }
