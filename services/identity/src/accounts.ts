@@ -13,6 +13,7 @@ import type { Session } from '@packyard/proto/packyard/identity/v1/identity';
 import { ID_TOKEN_TTL_SECONDS, type IdTokenSigner } from './keys/id-token.signer';
 import { SlidingWindowLimiter } from './limits/sliding-window.limiter';
 import type { OidcClient } from './oidc/oidc.client';
+import { USER_TOKENS, type UserTokenDocument } from './projections/user-tokens.projection';
 import type { RefreshTokenStore } from './sessions/refresh-token.store';
 import { validateEmail, validateNewPassword } from './user/credentials';
 import { emailClaimDecider, emailClaimStream, normalizeEmail } from './user/email-claim.decider';
@@ -28,7 +29,10 @@ export interface AccountLimits {
 
 type RegisteredUser = Extract<UserState, { status: 'registered' }>;
 
-const USER_TOKEN_PREFIX = 'pyk_';
+// recognisable like the token module's values (pyd_rt_, pyd_at_)
+const USER_TOKEN_PREFIX = 'pyd_uk_';
+/** a key's last use is written at most this often, not on every request */
+const LAST_USED_RESOLUTION_MS = 60_000;
 const INVALID_CREDENTIALS = 'Invalid email or password';
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -42,6 +46,10 @@ const rateLimited = (message: string, retryAfterSeconds: number) =>
  */
 export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner; refreshTokens: RefreshTokenStore; oidc: OidcClient; limits: AccountLimits }) {
   const { es, signer, refreshTokens, oidc, limits } = deps;
+  const userTokens = es.readModels.collection<UserTokenDocument>(USER_TOKENS);
+  // when keys were last used changes with every request: kept beside the read models, not as events
+  const tokenUsage = es.readModels.collection<{ id: string; lastUsed: string }>('user_token_usage');
+  const usageWritten = new Map<string, number>();
   const failuresPerAccount = new SlidingWindowLimiter(limits.loginFailuresPerAccount, limits.loginFailureWindowSeconds * 1000);
   const attemptsPerIp = new SlidingWindowLimiter(limits.authAttemptsPerIp, 60_000);
 
@@ -52,6 +60,8 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
       isIntegration: isUserIntegrationEvent,
       metadata: caller ? { caller } : undefined,
     });
+    // a deleted key must stop working the moment its deletion is answered
+    if (result.newEvents.length) await es.caughtUp(result.lastPosition);
     return result.state as RegisteredUser;
   };
 
@@ -190,7 +200,7 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
 
     async listTokens(caller: Caller) {
       const user = await registeredUser(caller);
-      return user.tokens;
+      return Promise.all(user.tokens.map(async (token) => ({ ...token, lastUsed: (await tokenUsage.get(token.id))?.lastUsed ?? null })));
     },
 
     async createToken(caller: Caller, request: { name: string; scopes: string[] }) {
@@ -198,11 +208,24 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
       const token = `${USER_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
       const tokenId = randomUUID();
       const user = await execute(signedIn(caller), { type: 'CreateUserToken', tokenId, name: request.name, scopes: request.scopes, tokenHash: hashToken(token), at: now() }, caller);
-      return { ...user.tokens.find((candidate) => candidate.id === tokenId)!, token };
+      return { ...user.tokens.find((candidate) => candidate.id === tokenId)!, lastUsed: null, token };
     },
 
     async deleteToken(caller: Caller, tokenId: string) {
       await execute(signedIn(caller), { type: 'DeleteUserToken', tokenId, at: now() }, caller);
+      await tokenUsage.delete(tokenId);
+    },
+
+    /** a user API key presented as a bearer credential */
+    async validateToken(token: string) {
+      const found = token.startsWith(USER_TOKEN_PREFIX) ? await userTokens.get(hashToken(token)) : undefined;
+      if (!found) return { valid: false, userId: '', tokenId: '', scopes: [] };
+      const nowMs = Date.now();
+      if (nowMs - (usageWritten.get(found.tokenId) ?? 0) >= LAST_USED_RESOLUTION_MS) {
+        usageWritten.set(found.tokenId, nowMs);
+        await tokenUsage.upsert({ id: found.tokenId, lastUsed: new Date(nowMs).toISOString() });
+      }
+      return { valid: true, userId: found.userId, tokenId: found.tokenId, scopes: found.scopes };
     },
   };
 }

@@ -155,7 +155,7 @@ describe('identity: accounts, sessions and settings over HTTP', () => {
     // another sign-in of the same user is a separate session and unaffected
     const other = await api.request('POST', '/api/v1/auth/login', { body: { email: first.user.email, password: 'secret-password' } });
     expect((await api.request('POST', '/api/v1/auth/refresh', { body: { refreshToken: other.body.refreshToken } })).status).toBe(200);
-    expect((await api.request('POST', '/api/v1/auth/refresh', { body: { refreshToken: 'pyr_made-up' } })).status).toBe(401);
+    expect((await api.request('POST', '/api/v1/auth/refresh', { body: { refreshToken: 'pyd_rf_made-up' } })).status).toBe(401);
   });
 
   it('signs a session out with its refresh token', async () => {
@@ -218,7 +218,7 @@ describe('identity: accounts, sessions and settings over HTTP', () => {
     const bob = await api.register();
     const created = await api.request('POST', '/api/v1/user/tokens', { token: alice.idToken, body: { name: 'laptop', scopes: ['read', 'publish'] } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), name: 'laptop', scopes: ['read', 'publish'], createdAt: expect.any(String), lastUsed: null, token: expect.stringMatching(/^pyk_.{40,}$/) });
+    expect(created.body).toEqual({ id: expect.any(String), name: 'laptop', scopes: ['read', 'publish'], createdAt: expect.any(String), lastUsed: null, token: expect.stringMatching(/^pyd_uk_.{40,}$/) });
 
     const listed = await api.request('GET', '/api/v1/user/tokens', { token: alice.idToken });
     expect(listed.status).toBe(200);
@@ -234,6 +234,27 @@ describe('identity: accounts, sessions and settings over HTTP', () => {
       expect((await api.request('POST', '/api/v1/user/tokens', { token: alice.idToken, body })).status).toBe(400);
     }
     expect((await api.request('GET', '/api/v1/user/tokens')).status).toBe(401);
+  });
+
+  it('accepts a user API key as a bearer credential within its scopes until it is deleted', async () => {
+    const { idToken, user } = await api.register();
+    const created = await api.request('POST', '/api/v1/user/tokens', { token: idToken, body: { name: 'script', scopes: ['read'] } });
+    const key = created.body.token as string;
+
+    const profile = await api.request('GET', '/api/v1/user/profile', { token: key });
+    expect(profile.status).toBe(200);
+    expect(profile.body.email).toBe(user.email);
+    expect((await api.request('PUT', '/api/v1/user/profile', { token: key, body: { name: 'x' } })).status).toBe(403);
+    const [listed] = (await api.request('GET', '/api/v1/user/tokens', { token: idToken })).body;
+    expect(Date.parse(listed.lastUsed)).toBeGreaterThanOrEqual(Date.parse(created.body.createdAt));
+
+    // an admin key still cannot mint keys: only the signed-in person can
+    const admin = await api.request('POST', '/api/v1/user/tokens', { token: idToken, body: { name: 'admin', scopes: ['admin'] } });
+    expect((await api.request('POST', '/api/v1/user/tokens', { token: admin.body.token, body: { name: 'more', scopes: ['read'] } })).status).toBe(403);
+
+    expect((await api.request('DELETE', `/api/v1/user/tokens/${created.body.id}`, { token: idToken })).status).toBe(204);
+    expect((await api.request('GET', '/api/v1/user/profile', { token: key })).status).toBe(401);
+    expect((await api.request('GET', '/api/v1/user/profile', { token: `${key}x` })).status).toBe(401);
   });
 
   it('refuses tampered or foreign ID tokens', async () => {

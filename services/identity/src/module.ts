@@ -6,12 +6,14 @@ import { identityHandlers } from './grpc/identity.handlers';
 import { loadIdTokenSigner } from './keys/id-token.signer';
 import { identityMetrics } from './metrics';
 import { OidcClient } from './oidc/oidc.client';
+import { userTokensProjection } from './projections/user-tokens.projection';
 import { RefreshTokenStore } from './sessions/refresh-token.store';
 
 export const identityModule = defineModule({
   name: 'identity',
   description: 'accounts, sign-in (password and OpenID Connect), ID tokens and JWKS, profile and user API keys',
   deps: [grpcServerModule, busModule, metricsModule],
+  projections: [userTokensProjection],
   init: async (ctx) => {
     const { config } = ctx;
     const es = await startEventSourcing({
@@ -19,7 +21,7 @@ export const identityModule = defineModule({
       stores: await openModuleStores(config, 'identity'),
       bus: ctx.use(busModule),
       logger: ctx.logger,
-      projections: [],
+      projections: [userTokensProjection],
     });
     const accounts = createAccounts({
       es,

@@ -7,11 +7,14 @@ import { SYSTEM_CALLER } from '@packyard/platform';
 export const ID_TOKEN_ISSUER = 'packyard';
 export const ID_TOKEN_AUDIENCE = 'packyard-api';
 const JWKS_MAX_AGE_MS = 5 * 60_000;
+/** user API keys (settings page) are identity's; every other opaque credential is the token module's */
+const USER_KEY_PREFIX = 'pyd_uk_';
 
 /**
  * Turns a bearer credential into the caller: an ID token (ES256 JWT signed by
- * identity, verified here against identity's JWKS, cached) or an account access
- * token (validated by the token module, which caches and honours revocation).
+ * identity, verified here against identity's JWKS, cached), a user API key (validated
+ * by identity) or an account access token (validated by the token module, which
+ * caches and honours revocation).
  */
 export function createAuthenticator(clients: GrpcClients) {
   const identity = clients.client(IdentityServiceDefinition, 'identity');
@@ -46,6 +49,12 @@ export function createAuthenticator(clients: GrpcClients) {
     const credential = match[1];
     try {
       if (credential.split('.').length === 3) return await verifyIdToken(credential);
+      if (credential.startsWith(USER_KEY_PREFIX)) {
+        const key = await identity.validateUserToken({ token: credential }, { caller: SYSTEM_CALLER });
+        if (!key.valid) throw unauthenticated('Invalid or revoked token');
+        // a user API key acts like an account access token: limited to its scopes
+        return { userId: key.userId, kind: 'access_token', scopes: key.scopes, repositoryId: '', tokenId: key.tokenId };
+      }
       const result = await tokens.validateToken({ token: credential, repositoryId: '' }, { caller: SYSTEM_CALLER });
       if (!result.valid || result.kind !== 'access_token') throw unauthenticated('Invalid or revoked token');
       return { userId: result.ownerId, kind: 'access_token', scopes: result.scopes, repositoryId: result.repositoryId, tokenId: result.tokenId };

@@ -5,13 +5,12 @@ import type { Accounts } from '../accounts';
 import type { IdentityMetrics } from '../metrics';
 import type { UserToken as StoredUserToken } from '../user/user.decider';
 
-const toUserToken = (token: StoredUserToken): UserToken => ({
+const toUserToken = (token: StoredUserToken & { lastUsed: string | null }): UserToken => ({
   id: token.id,
   name: token.name,
   scopes: token.scopes,
   createdAt: token.createdAt,
-  // keys are not accepted as credentials yet, so none has been used
-  lastUsed: '',
+  lastUsed: token.lastUsed ?? '',
   token: '',
 });
 
@@ -42,4 +41,5 @@ export const identityHandlers = (accounts: Accounts, metrics: IdentityMetrics): 
     await accounts.deleteToken(caller, request.id);
     return {};
   },
+  validateUserToken: (request) => accounts.validateToken(request.token),
 });

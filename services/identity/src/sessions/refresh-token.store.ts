@@ -26,7 +26,7 @@ interface RefreshFamilyDoc {
   revokedAt: number | null;
 }
 
-const TOKEN_PREFIX = 'pyr_';
+const TOKEN_PREFIX = 'pyd_rf_';
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600_000;
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');

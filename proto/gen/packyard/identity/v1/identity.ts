@@ -110,9 +110,6 @@ export interface ChangePasswordRequest {
   newPassword: string;
 }
 
-export interface ChangePasswordResponse {
-}
-
 export interface UserToken {
   id: string;
   name: string;
@@ -141,6 +138,17 @@ export interface DeleteUserTokenRequest {
 }
 
 export interface DeleteUserTokenResponse {
+}
+
+export interface ValidateUserTokenRequest {
+  token: string;
+}
+
+export interface ValidateUserTokenResponse {
+  valid: boolean;
+  userId: string;
+  tokenId: string;
+  scopes: string[];
 }
 
 function createBaseCredentials(): Credentials {
@@ -1849,58 +1857,6 @@ export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
   },
 };
 
-function createBaseChangePasswordResponse(): ChangePasswordResponse {
-  return {};
-}
-
-export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
-  encode(_: ChangePasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordResponse {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseChangePasswordResponse();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(_: any): ChangePasswordResponse {
-    return {};
-  },
-
-  toJSON(_: ChangePasswordResponse): unknown {
-    const obj: any = {};
-    return obj;
-  },
-
-  create(base?: DeepPartial<ChangePasswordResponse>): ChangePasswordResponse {
-    return ChangePasswordResponse.fromPartial(base ?? {});
-  },
-  fromPartial(_: DeepPartial<ChangePasswordResponse>): ChangePasswordResponse {
-    const message = createBaseChangePasswordResponse();
-    return message;
-  },
-};
-
 function createBaseUserToken(): UserToken {
   return { id: "", name: "", scopes: [], createdAt: "", lastUsed: "", token: "" };
 }
@@ -2383,6 +2339,198 @@ export const DeleteUserTokenResponse: MessageFns<DeleteUserTokenResponse> = {
   },
 };
 
+function createBaseValidateUserTokenRequest(): ValidateUserTokenRequest {
+  return { token: "" };
+}
+
+export const ValidateUserTokenRequest: MessageFns<ValidateUserTokenRequest> = {
+  encode(message: ValidateUserTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidateUserTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseValidateUserTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ValidateUserTokenRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: ValidateUserTokenRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ValidateUserTokenRequest>): ValidateUserTokenRequest {
+    return ValidateUserTokenRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ValidateUserTokenRequest>): ValidateUserTokenRequest {
+    const message = createBaseValidateUserTokenRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseValidateUserTokenResponse(): ValidateUserTokenResponse {
+  return { valid: false, userId: "", tokenId: "", scopes: [] };
+}
+
+export const ValidateUserTokenResponse: MessageFns<ValidateUserTokenResponse> = {
+  encode(message: ValidateUserTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.valid !== false) {
+      writer.uint32(8).bool(message.valid);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.tokenId !== "") {
+      writer.uint32(26).string(message.tokenId);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidateUserTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseValidateUserTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.valid = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ValidateUserTokenResponse {
+    return {
+      valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      tokenId: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: ValidateUserTokenResponse): unknown {
+    const obj: any = {};
+    if (message.valid !== false) {
+      obj.valid = message.valid;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.tokenId !== "") {
+      obj.tokenId = message.tokenId;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ValidateUserTokenResponse>): ValidateUserTokenResponse {
+    return ValidateUserTokenResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ValidateUserTokenResponse>): ValidateUserTokenResponse {
+    const message = createBaseValidateUserTokenResponse();
+    message.valid = object.valid ?? false;
+    message.userId = object.userId ?? "";
+    message.tokenId = object.tokenId ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    return message;
+  },
+};
+
 export type IdentityServiceDefinition = typeof IdentityServiceDefinition;
 export const IdentityServiceDefinition = {
   name: "IdentityService",
@@ -2468,11 +2616,12 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** signs out every session and answers with a fresh one for the caller */
     changePassword: {
       name: "ChangePassword",
       requestType: ChangePasswordRequest as typeof ChangePasswordRequest,
       requestStream: false,
-      responseType: ChangePasswordResponse as typeof ChangePasswordResponse,
+      responseType: Session as typeof Session,
       responseStream: false,
       options: {},
     },
@@ -2500,6 +2649,15 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** for the gateway: a user API key presented as a bearer credential */
+    validateUserToken: {
+      name: "ValidateUserToken",
+      requestType: ValidateUserTokenRequest as typeof ValidateUserTokenRequest,
+      requestStream: false,
+      responseType: ValidateUserTokenResponse as typeof ValidateUserTokenResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2517,10 +2675,8 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
   getProfile(request: GetProfileRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Profile>>;
   updateProfile(request: UpdateProfileRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Profile>>;
   getSecurity(request: GetSecurityRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Security>>;
-  changePassword(
-    request: ChangePasswordRequest,
-    context: CallContext & CallContextExt,
-  ): Promise<DeepPartial<ChangePasswordResponse>>;
+  /** signs out every session and answers with a fresh one for the caller */
+  changePassword(request: ChangePasswordRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Session>>;
   listUserTokens(
     request: ListUserTokensRequest,
     context: CallContext & CallContextExt,
@@ -2533,6 +2689,11 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: DeleteUserTokenRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<DeleteUserTokenResponse>>;
+  /** for the gateway: a user API key presented as a bearer credential */
+  validateUserToken(
+    request: ValidateUserTokenRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ValidateUserTokenResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -2549,10 +2710,8 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
   getProfile(request: DeepPartial<GetProfileRequest>, options?: CallOptions & CallOptionsExt): Promise<Profile>;
   updateProfile(request: DeepPartial<UpdateProfileRequest>, options?: CallOptions & CallOptionsExt): Promise<Profile>;
   getSecurity(request: DeepPartial<GetSecurityRequest>, options?: CallOptions & CallOptionsExt): Promise<Security>;
-  changePassword(
-    request: DeepPartial<ChangePasswordRequest>,
-    options?: CallOptions & CallOptionsExt,
-  ): Promise<ChangePasswordResponse>;
+  /** signs out every session and answers with a fresh one for the caller */
+  changePassword(request: DeepPartial<ChangePasswordRequest>, options?: CallOptions & CallOptionsExt): Promise<Session>;
   listUserTokens(
     request: DeepPartial<ListUserTokensRequest>,
     options?: CallOptions & CallOptionsExt,
@@ -2565,6 +2724,11 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<DeleteUserTokenRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<DeleteUserTokenResponse>;
+  /** for the gateway: a user API key presented as a bearer credential */
+  validateUserToken(
+    request: DeepPartial<ValidateUserTokenRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ValidateUserTokenResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
