@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { createChannel, createClient, Metadata } from 'nice-grpc';
+import { SYSTEM_CALLER, encodeCaller, CALLER_METADATA_KEY } from '@packyard/platform';
+import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
+import type { IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
+import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
+import type { ApiSession } from '@packyard/testing/api-session';
+import type { RunningPackyard } from '@packyard/testing';
+
+export const run = promisify(execFile);
+
+/** POSTs a multipart upload the way the console does; `distributionFirst` puts the field before the file */
+export async function upload(
+  packyard: RunningPackyard,
+  session: ApiSession,
+  path: string,
+  file: { name: string; bytes: Uint8Array },
+  distribution: string | undefined,
+  { distributionFirst = false, wait = true } = {},
+) {
+  const form = new FormData();
+  if (distributionFirst && distribution !== undefined) form.append('distribution', distribution);
+  form.append('file', new Blob([new Uint8Array(file.bytes)]), file.name);
+  if (!distributionFirst && distribution !== undefined) form.append('distribution', distribution);
+  const response = await fetch(`${packyard.url}/api/v1${path}/upload${wait ? '?wait=published' : ''}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.bearer}` },
+    body: form,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** every file under the blob store, relative: "nothing stored" means this list did not change */
+export async function storedFiles(packyard: RunningPackyard): Promise<string[]> {
+  const root = join(packyard.dataDir, 'blobs');
+  const walk = async (dir: string): Promise<string[]> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)])));
+    return nested.flat();
+  };
+  return (await walk(root)).map((file) => relative(root, file)).sort();
+}
+
+/** the module-internal gRPC services, as a system caller (the way delivery reads publications) */
+export function internalClients(packyard: RunningPackyard) {
+  const channel = createChannel(packyard.grpcAddress);
+  const defaults = { '*': { metadata: Metadata({ [CALLER_METADATA_KEY]: encodeCaller(SYSTEM_CALLER) }) } };
+  const publishing = createClient(PublishingServiceDefinition, channel, defaults);
+  const signing = createClient(SigningServiceDefinition, channel, defaults);
+  return {
+    publishing,
+    signing,
+    close: () => channel.close(),
+    /** the current publication of a distribution */
+    async current(repositoryId: string, distribution: string): Promise<IndexPublished> {
+      const { publications } = await publishing.listPublications({ repositoryId });
+      const found = publications.find((publication) => publication.distribution === distribution);
+      if (!found) throw new Error(`no publication of ${distribution}`);
+      return found;
+    },
+  };
+}
+
+/** the bytes of a published file, read from the blob store where the publication says it is */
+export async function publishedFile(packyard: RunningPackyard, publication: IndexPublished, path: string): Promise<Buffer> {
+  const file = publication.files.find((candidate) => candidate.path === path);
+  if (!file) throw new Error(`${path} is not in generation ${publication.generation} of ${publication.distribution}`);
+  return readFile(join(packyard.dataDir, 'blobs', file.blobKey));
+}
+
+export async function scratchDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'packyard-pipeline-'));
+}
+
+export { writeFile, join };
