@@ -272,6 +272,14 @@ describe('identity: accounts, sessions and settings over HTTP', () => {
     expect(response.body).toEqual({ status: 503, message: 'Google sign-in is not configured', details: {} });
   });
 
+  it('documents the auth and user routes in the OpenAPI document', async () => {
+    const doc = await (await fetch(`${packyard.url}/api/openapi.json`)).json();
+    for (const path of ['/api/v1/auth/register', '/api/v1/auth/login', '/api/v1/auth/refresh', '/api/v1/auth/logout', '/api/v1/auth/oidc/google/start', '/api/v1/user/profile', '/api/v1/user/security', '/api/v1/user/tokens', '/api/v1/user/tokens/{id}', '/.well-known/jwks.json']) {
+      expect(doc.paths, path).toHaveProperty([path]);
+    }
+    expect(Object.keys(doc.paths['/api/v1/user/profile'])).toEqual(expect.arrayContaining(['get', 'put']));
+  });
+
   it("lets a fresh ID token use the rest of the API (GET /api/v1/workspaces)", async () => {
     const { idToken } = await api.register();
     const response = await api.request('GET', '/api/v1/workspaces', { token: idToken });
