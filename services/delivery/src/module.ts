@@ -24,6 +24,7 @@ import { deliveryProjection, PACKAGES, packageRecordId, type CatalogChange, type
 import { PublishedCatalog } from './catalog/published-catalog';
 import { deliveryEdge } from './edge/delivery-edge';
 import { EdgeMetrics } from './edge/edge-metrics';
+import { PackageBodyCache } from './edge/package-body-cache';
 import { deliveryHandlers } from './grpc/delivery.handlers';
 import { PublicKeys } from './keys/public-keys';
 
@@ -45,6 +46,9 @@ const inboxReactions = (module: { events: Parameters<typeof recordInbox>[0] }): 
 const VERDICT_TTL_MS = 4_000;
 const NEGATIVE_VERDICT_TTL_MS = 2_000;
 const FLUSH_INTERVAL_MS = 1_000;
+// packages up to 1 MiB stay in memory after their first download, 256 MiB in all
+const PACKAGE_CACHE_FILE_BYTES = 1024 * 1024;
+const PACKAGE_CACHE_TOTAL_BYTES = 256 * 1024 * 1024;
 
 export const deliveryModule = defineModule({
   name: 'delivery',
@@ -102,6 +106,7 @@ export const deliveryModule = defineModule({
         blobs,
         publicKeys,
         metrics: new EdgeMetrics(ctx.use(metricsModule)),
+        packageBodies: new PackageBodyCache((key) => blobs.get(key), PACKAGE_CACHE_FILE_BYTES, PACKAGE_CACHE_TOTAL_BYTES),
         logger: ctx.logger,
         presignDownloads: config.blobs === 's3' && config.s3PresignDownloads,
       }),

@@ -18,6 +18,7 @@ import { PublishedCatalog } from '../catalog/published-catalog';
 import { PublicKeys } from '../keys/public-keys';
 import { deliveryEdge } from './delivery-edge';
 import { EdgeMetrics } from './edge-metrics';
+import { PackageBodyCache } from './package-body-cache';
 
 // The edge against a publication built in the test: a real blob store and read model, the
 // projection fed with the events the pipeline emits, and fetch as the client.
@@ -90,7 +91,9 @@ describe('delivery edge', () => {
       { ttlMs: 4000, negativeTtlMs: 1000, maxEntries: 100 },
     );
     const publicKeys = new PublicKeys(async () => ({ armored: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n', binary: Buffer.from([0x99, 1, 2]) }));
-    const edge = deliveryEdge({ catalog, verdicts, accounting, blobs, publicKeys, metrics: new EdgeMetrics(registry), logger: pino({ level: 'silent' }) });
+    // the 300 KB pool file is above the cache's file limit: it is streamed from the blob store
+    const packageBodies = new PackageBodyCache((key) => blobs.get(key), 100_000, 1024 * 1024);
+    const edge = deliveryEdge({ catalog, verdicts, accounting, blobs, publicKeys, metrics: new EdgeMetrics(registry), packageBodies, logger: pino({ level: 'silent' }) });
     server = createServer((request, response) => (edge.matches(request.url!) ? edge.handle(request, response) : response.writeHead(418).end()));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deb/acme/tools/debian`;

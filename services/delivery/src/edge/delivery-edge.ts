@@ -10,6 +10,7 @@ import { repositoryPath, type RepositoryRecord, type ServedFile } from '../catal
 import { planResponse } from '../http/conditional-request';
 import { ARMORED_KEY_FILE, KEYRING_FILE, type PublicKeys } from '../keys/public-keys';
 import type { EdgeMetrics, FileKind } from './edge-metrics';
+import type { PackageBodyCache } from './package-body-cache';
 
 export interface DeliveryEdgeOptions {
   catalog: PublishedCatalog;
@@ -18,6 +19,8 @@ export interface DeliveryEdgeOptions {
   blobs: BlobStore;
   publicKeys: PublicKeys;
   metrics: EdgeMetrics;
+  /** small packages answered from memory after their first download */
+  packageBodies: PackageBodyCache;
   logger: Logger;
   /** BLOBS=s3 with S3_PRESIGN_DOWNLOADS: packages are answered with a redirect to a presigned URL */
   presignDownloads?: boolean;
@@ -46,7 +49,7 @@ function decodePath(url: string): string | undefined {
  * for the file, then bytes from memory (metadata) or a stream from the blob store (packages).
  */
 export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
-  const { catalog, verdicts, accounting, blobs, publicKeys, metrics, logger } = options;
+  const { catalog, verdicts, accounting, blobs, publicKeys, metrics, packageBodies, logger } = options;
 
   const refuse = (response: ServerResponse, status: 401 | 404 | 405 | 503) => {
     metrics.request('none', status, 0);
@@ -83,8 +86,17 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
       metrics.request(kind, plan.status, 0);
       return 0;
     }
-    if (file.body) {
-      response.writeHead(plan.status, responseHeaders).end(plan.status === 206 ? file.body.subarray(start, end + 1) : file.body);
+    const body = file.body ?? (file.size <= packageBodies.maxFileBytes ? packageBodies.get(file.blobKey) : undefined);
+    if (body) {
+      response.writeHead(plan.status, responseHeaders).end(plan.status === 206 ? body.subarray(start, end + 1) : body);
+      metrics.request(kind, plan.status, length);
+      return length;
+    }
+    if (file.size <= packageBodies.maxFileBytes) {
+      packageBodies.load(file.blobKey).then(
+        (loaded) => response.writeHead(plan.status, responseHeaders).end(plan.status === 206 ? loaded.subarray(start, end + 1) : loaded),
+        (error) => fail(response, error, file),
+      );
       metrics.request(kind, plan.status, length);
       return length;
     }
