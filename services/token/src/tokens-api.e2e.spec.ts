@@ -117,6 +117,8 @@ describe('repository tokens, account access tokens and ValidateToken', () => {
     expect((await asLimited.call('GET', `/repos/${otherRepoId}/tokens`)).status).toBe(404);
     expect((await asLimited.call('GET', `/repos/${repoId}/tokens`)).status).toBe(200);
     expect((await asLimited.call('POST', `/workspaces/${workspaceId}/repos`, { name: 'third' })).status).toBe(403);
+    expect((await asLimited.call('POST', '/workspaces', { name: 'elsewhere' })).status).toBe(403);
+    expect((await asLimited.call('DELETE', `/workspaces/${workspaceId}`)).status).toBe(403);
     expect((await asLimited.call('POST', '/tokens', { name: 'escape', scopes: ['read'] })).status).toBe(403);
     expect((await validate(limited.token, otherRepoId)).valid).toBe(false);
     expect(await validate(limited.token, repoId)).toMatchObject({ valid: true, kind: 'access_token', repositoryId: repoId });

@@ -62,6 +62,23 @@ describe('workspaces, repositories and usage API', () => {
     expect(clash.body).toEqual({ status: 409, message: `The slug "${slug}" is already taken`, details: {} });
   });
 
+  it('lets exactly one of concurrent creations with one slug, or one repository name, succeed', async () => {
+    const slug = uniqueSlug('race');
+    const workspaces = await Promise.all(Array.from({ length: 5 }, (_, i) => alice.call('POST', '/workspaces', { name: `Race ${i}`, slug })));
+    expect(workspaces.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    const workspace = workspaces.find((answer) => answer.status === 201)!.body;
+    const repos = await Promise.all(Array.from({ length: 5 }, () => alice.call('POST', `/workspaces/${workspace.id}/repos`, { name: 'contested' })));
+    expect(repos.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    expect((await alice.call('GET', `/workspaces/${workspace.id}/repos`)).body).toHaveLength(1);
+  });
+
+  it('documents its routes in the OpenAPI document', async () => {
+    const { paths } = await (await fetch(`${packyard.url}/api/openapi.json`)).json();
+    for (const path of ['/api/v1/workspaces', '/api/v1/workspaces/{id}', '/api/v1/workspaces/{workspaceId}/repos', '/api/v1/workspaces/{workspaceId}/repos/{id}', '/api/v1/repos', '/api/v1/usage/summary']) {
+      expect(Object.keys(paths)).toContain(path);
+    }
+  });
+
   it('creates repositories with defaults, lists them per workspace and for the user, and counts them', async () => {
     const workspace = (await alice.call('POST', '/workspaces', { name: 'Repos', slug: uniqueSlug('repos') })).body;
     const deb = await alice.call('POST', `/workspaces/${workspace.id}/repos`, { name: 'tools' });

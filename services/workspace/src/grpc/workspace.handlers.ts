@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceImplementation } from 'nice-grpc';
-import { handleCommand, notFound, type Caller, type CallerContext, type EventSourcing } from '@packyard/platform';
+import { forbidden, handleCommand, notFound, type Caller, type CallerContext, type EventSourcing } from '@packyard/platform';
 import type { Workspace, WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import {
   egressIn,
@@ -23,6 +23,7 @@ export interface PlanLimits {
 }
 
 const isIntegration = () => true;
+const LIMITED_TOKEN = 'This token is limited to one repository';
 
 export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): ServiceImplementation<typeof WorkspaceServiceDefinition, CallerContext> {
   const workspaces = es.readModels.collection<WorkspaceDocument>(WORKSPACES);
@@ -56,6 +57,7 @@ export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): Servic
 
   return {
     async createWorkspace(request, { caller }) {
+      if (caller.repositoryId) throw forbidden(LIMITED_TOKEN);
       const workspaceId = randomUUID();
       const slug = slugFor(request.name, request.slug);
       const result = await handleCommand(
@@ -83,6 +85,8 @@ export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): Servic
 
     async deleteWorkspace(request, { caller }) {
       const workspace = await visibleWorkspace(caller, request.id);
+      // the workspace holds other repositories than the one the token is limited to
+      if (caller.repositoryId) throw forbidden(LIMITED_TOKEN);
       const result = await handleCommand(
         es.events,
         workspaceStream(workspace.slug),
