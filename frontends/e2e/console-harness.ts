@@ -7,7 +7,8 @@ import { startPackyard } from '@packyard/testing';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 const FRONTENDS = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const SCREENSHOTS = join(FRONTENDS, 'screenshots');
+/** The committed screenshots are refreshed on request only, so a test run leaves the checkout clean. */
+export const SCREENSHOTS = process.env.PACKYARD_UPDATE_SCREENSHOTS ? join(FRONTENDS, 'screenshots') : mkdtempSync(join(tmpdir(), 'packyard-screenshots-'));
 // Remotes first: the shell's build ends with a size report that reads their manifests.
 const CONSOLE_PROJECTS = ['@packyard/workspaces', '@packyard/tokens', '@packyard/settings', '@packyard/shell'];
 
