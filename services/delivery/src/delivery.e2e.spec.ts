@@ -1,0 +1,287 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { INSTALL_CODENAMES, INSTALL_COMPONENTS } from '@packyard/formats';
+import { runCommand } from '@packyard/testing/clients/run-command';
+import {
+  aptGet,
+  buildDeb,
+  buildRpm,
+  dnf,
+  dnfRoot,
+  freshDebianRoot,
+  runInRoot,
+  startPackyard,
+  zypper,
+  zypperRoot,
+  type DebianRoot,
+  type RpmRoot,
+  type RunningPackyard,
+} from '@packyard/testing';
+
+// The whole program and the real clients: apt 2.6 in a debootstrapped bookworm root,
+// dnf and zypper with their own roots. Everything goes through the public API (upload,
+// tokens, snippets) and the apt/yum edge, as a customer would do it.
+
+interface Snippets {
+  apt: string;
+  yum: string;
+  publicKeyUrl: string;
+  repositoryUrl: string;
+  setupCommands: { oneLiner: string; downloadScript: string; makeExecutable: string; runInstaller: string };
+}
+
+const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+};
+
+describe('apt, dnf and zypper install from Packyard', () => {
+  let packyard: RunningPackyard;
+  let idToken: string;
+  let workspace: { id: string; slug: string };
+  let packagesDir: string;
+  const debianRoots: DebianRoot[] = [];
+  const rpmRoots: RpmRoot[] = [];
+
+  const api = async <T>(method: string, path: string, body?: unknown, expected = [200, 201, 204]): Promise<T> => {
+    const response = await fetch(`${packyard.url}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${idToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!expected.includes(response.status)) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return (text ? JSON.parse(text) : {}) as T;
+  };
+
+  const upload = async (repositoryId: string, file: string, distribution: string): Promise<{ id: string }> => {
+    const form = new FormData();
+    form.set('distribution', distribution);
+    form.set('file', new Blob([await readFile(file)]), basename(file));
+    const response = await fetch(`${packyard.url}/api/v1/workspaces/${workspace.id}/repos/${repositoryId}/upload?wait=published`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${idToken}` },
+      body: form,
+    });
+    const text = await response.text();
+    if (response.status !== 201 && response.status !== 200) throw new Error(`upload of ${basename(file)} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as { id: string };
+  };
+
+  const createRepository = (name: string, kind: 'DEB' | 'RPM', codename = 'bookworm') =>
+    api<{ id: string; name: string }>('POST', `/workspaces/${workspace.id}/repos`, { name, kind, codename, component: 'main' });
+  const createToken = (repositoryId: string, name: string) => api<{ id: string; token: string }>('POST', `/repos/${repositoryId}/tokens`, { name });
+  const snippets = (repositoryId: string, query: Record<string, string> = {}) =>
+    api<Snippets>('GET', `/repos/${repositoryId}/snippets?${new URLSearchParams(query)}`);
+
+  const debianRoot = async () => {
+    const root = await freshDebianRoot();
+    debianRoots.push(root);
+    return root;
+  };
+  const installedVersion = async (root: DebianRoot, name: string) =>
+    (await runInRoot(root, 'dpkg-query -W -f \'${Version}\' "$1" 2>/dev/null || true', [name])).stdout;
+
+  beforeAll(async () => {
+    packyard = await startPackyard();
+    const email = `delivery-${Date.now()}@example.com`;
+    const registered = await fetch(`${packyard.url}/api/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: 'correct horse battery' }),
+    });
+    idToken = ((await registered.json()) as { idToken: string }).idToken;
+    workspace = await api('POST', '/workspaces', { name: 'Acme Delivery', slug: 'acme-delivery', description: '' });
+    packagesDir = await mkdtemp(join(tmpdir(), 'packyard-delivery-e2e-'));
+  }, 60_000);
+  afterEach(async () => {
+    await Promise.all([...debianRoots.splice(0), ...rpmRoots.splice(0)].map((root) => root.cleanup()));
+  });
+  afterAll(async () => {
+    await packyard?.dispose();
+    if (packagesDir) await rm(packagesDir, { recursive: true, force: true });
+  });
+
+  it('installs with the product’s own installer, upgrades to the next upload and forgets a deleted version; downloads, token use and egress move', async () => {
+    const repository = await createRepository('tools', 'DEB');
+    const { id: tokenId, token } = await createToken(repository.id, 'e2e-server');
+    const first = await upload(repository.id, await buildDeb({ name: 'packyard-hello', version: '1.0.0', arch: 'all' }, packagesDir), 'debian/bookworm');
+
+    const { setupCommands } = await snippets(repository.id, { codename: 'bookworm', component: 'main' });
+    expect(setupCommands.oneLiner).toContain('YOUR_TOKEN');
+    const root = await debianRoot();
+    const installer = await runInRoot(root, setupCommands.oneLiner.replace('YOUR_TOKEN', token));
+    expect(installer.stderr).not.toContain('failed while');
+    expect(installer.code).toBe(0);
+    expect((await aptGet(root, ['install', '-y', 'packyard-hello'])).code).toBe(0);
+    expect(await installedVersion(root, 'packyard-hello')).toBe('1.0.0');
+
+    await upload(repository.id, await buildDeb({ name: 'packyard-hello', version: '1.1.0', arch: 'all' }, packagesDir), 'debian/bookworm');
+    expect((await aptGet(root, ['update'])).code).toBe(0);
+    const upgrade = await aptGet(root, ['install', '--only-upgrade', '-y', 'packyard-hello']);
+    expect(upgrade.code).toBe(0);
+    expect(await installedVersion(root, 'packyard-hello')).toBe('1.1.0');
+
+    await api('DELETE', `/workspaces/${workspace.id}/repos/${repository.id}/packages/${first.id}`);
+    await waitFor('1.0.0 to leave the index', async () => {
+      await aptGet(root, ['update']);
+      const madison = await runInRoot(root, 'apt-cache madison packyard-hello');
+      return madison.stdout.includes('1.1.0') && !madison.stdout.includes('1.0.0') ? true : undefined;
+    });
+
+    const packages = await waitFor('downloads to be counted', async () => {
+      const list = await api<{ items: { version: string; downloads: number }[] }>('GET', `/workspaces/${workspace.id}/repos/${repository.id}/packages`);
+      return list.items.find((item) => item.version === '1.1.0' && item.downloads >= 1) ? list : undefined;
+    });
+    expect(packages.items.find((item) => item.version === '1.1.0')!.downloads).toBe(1);
+    const used = await waitFor('the token to be marked used', async () => {
+      const tokens = await api<{ id: string; lastUsedAt: string; usageCount: number }[]>('GET', `/repos/${repository.id}/tokens`);
+      const mine = tokens.find((item) => item.id === tokenId);
+      return mine && mine.usageCount > 0 && mine.lastUsedAt ? mine : undefined;
+    });
+    expect(Date.parse(used.lastUsedAt)).toBeGreaterThan(Date.now() - 120_000);
+    const usage = await waitFor('egress to be counted', async () => {
+      const summary = await api<{ egressBytesUsed: number }>('GET', '/usage/summary');
+      return summary.egressBytesUsed > 0 ? summary : undefined;
+    });
+    expect(usage.egressBytesUsed).toBeGreaterThan(1000);
+    const { bandwidthBytesMonth } = await api<{ bandwidthBytesMonth: number }>('GET', `/workspaces/${workspace.id}`);
+    expect(bandwidthBytesMonth).toBeGreaterThan(1000);
+  }, 300_000);
+
+  it('the manual APT instructions work verbatim for every codename and component the console offers', async () => {
+    const repository = await createRepository('everywhere', 'DEB', 'stable');
+    const { token } = await createToken(repository.id, 'e2e-manual');
+    await upload(repository.id, await buildDeb({ name: 'packyard-everywhere', version: '2.0.0', arch: 'all' }, packagesDir), 'any-distro/any-version');
+    const root = await debianRoot();
+    const failures: string[] = [];
+    for (const { codename } of INSTALL_CODENAMES) {
+      for (const component of INSTALL_COMPONENTS) {
+        const { apt } = await snippets(repository.id, { codename, component, token });
+        await runInRoot(root, 'rm -f /etc/apt/sources.list.d/* /etc/apt/auth.conf.d/* /var/lib/apt/lists/*_* 2>/dev/null; true');
+        const setup = await runInRoot(root, `set -e\n${apt}`);
+        const policy = await runInRoot(root, 'apt-cache policy packyard-everywhere');
+        if (setup.code !== 0 || /^(W|E):/m.test(setup.stderr) || !policy.stdout.includes('Candidate: 2.0.0')) {
+          failures.push(`${codename} ${component}: exit ${setup.code}\n${setup.stderr.trim()}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 300_000);
+
+  it('dnf installs an uploaded noarch rpm for el/9 with repo_gpgcheck=1; zypper refreshes and verifies repomd.xml', async () => {
+    const repository = await createRepository('rpms', 'RPM');
+    const { token } = await createToken(repository.id, 'e2e-rpm');
+    await upload(repository.id, await buildRpm({ name: 'packyard-hello', version: '1.0.0', release: '1', arch: 'noarch' }, packagesDir), 'el/9');
+    const { repositoryUrl, publicKeyUrl, yum } = await snippets(repository.id);
+    expect(yum).toContain(`baseurl=${repositoryUrl}/el/$releasever`);
+    const el9 = { id: 'rpms', baseUrl: `${repositoryUrl}/el/9`, publicKeyUrl, token };
+
+    const dnfHome = await dnfRoot(el9);
+    rpmRoots.push(dnfHome);
+    const installed = await dnf(dnfHome, ['install', 'packyard-hello']);
+    expect(installed.stderr).not.toMatch(/signature|GPG check FAILED/i);
+    expect(installed.code).toBe(0);
+    const query = await runCommand('rpm', ['--root', dnfHome.path, '-q', '--qf', '%{VERSION}-%{RELEASE}', 'packyard-hello']);
+    expect(query.stdout).toBe('1.0.0-1');
+
+    const zypperHome = await zypperRoot(el9);
+    rpmRoots.push(zypperHome);
+    const refreshed = await zypper(zypperHome, ['--gpg-auto-import-keys', 'refresh', 'rpms']);
+    expect(refreshed.code).toBe(0);
+    const search = await zypper(zypperHome, ['search', 'packyard-hello']);
+    expect(search.stdout).toContain('packyard-hello');
+  }, 300_000);
+
+  it('wrong, missing and revoked tokens fail with 401 in apt and dnf; an account token with read works', async () => {
+    const deb = await createRepository('guarded', 'DEB');
+    const rpm = await createRepository('guarded-rpm', 'RPM');
+    const debToken = await createToken(deb.id, 'revoked-soon');
+    const rpmToken = await createToken(rpm.id, 'revoked-soon');
+    await upload(deb.id, await buildDeb({ name: 'packyard-guarded', version: '1.0.0', arch: 'all' }, packagesDir), 'debian/bookworm');
+    await upload(rpm.id, await buildRpm({ name: 'packyard-guarded', version: '1.0.0', release: '1', arch: 'noarch' }, packagesDir), 'el/9');
+    const { token: accountToken } = await api<{ token: string }>('POST', '/tokens', { name: 'e2e-read', scopes: ['read'] });
+
+    const root = await debianRoot();
+    const aptWith = async (token: string | undefined) => {
+      const { apt } = await snippets(deb.id, { codename: 'bookworm', component: 'main', ...(token ? { token } : {}) });
+      await runInRoot(root, 'rm -f /etc/apt/sources.list.d/* /etc/apt/auth.conf.d/* /var/lib/apt/lists/*_* 2>/dev/null; true');
+      const script = token ? apt : apt.split('\n').filter((line) => !line.includes('auth.conf.d')).join('\n');
+      return runInRoot(root, `set -e\n${script}`);
+    };
+    const { repositoryUrl, publicKeyUrl } = await snippets(rpm.id);
+    const dnfWith = async (token: string) => {
+      const home = await dnfRoot({ id: 'guarded', baseUrl: `${repositoryUrl}/el/9`, publicKeyUrl, token });
+      rpmRoots.push(home);
+      return dnf(home, ['makecache']);
+    };
+
+    for (const bad of ['pk_wrong_token', undefined]) {
+      const apt = await aptWith(bad);
+      expect(apt.code).not.toBe(0);
+      expect(apt.stderr).toContain('401');
+    }
+    const dnfWrong = await dnfWith('pk_wrong_token');
+    expect(dnfWrong.code).not.toBe(0);
+    expect(dnfWrong.stderr).toContain('401');
+
+    expect((await aptWith(accountToken)).code).toBe(0);
+    expect((await aptWith(debToken.token)).code).toBe(0);
+    expect((await dnfWith(rpmToken.token)).code).toBe(0);
+
+    await api('DELETE', `/repos/${deb.id}/tokens/${debToken.id}`);
+    await api('DELETE', `/repos/${rpm.id}/tokens/${rpmToken.id}`);
+    // delivery reuses a token's verdict for at most 4 s
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const aptRevoked = await aptWith(debToken.token);
+    expect(aptRevoked.code).not.toBe(0);
+    expect(aptRevoked.stderr).toContain('401');
+    const dnfRevoked = await dnfWith(rpmToken.token);
+    expect(dnfRevoked.code).not.toBe(0);
+    expect(dnfRevoked.stderr).toContain('401');
+  }, 300_000);
+
+  it('apt update never sees a hash sum mismatch or a bad signature while 50 uploads are published', async () => {
+    const repository = await createRepository('busy', 'DEB');
+    const { token } = await createToken(repository.id, 'e2e-busy');
+    await upload(repository.id, await buildDeb({ name: 'packyard-busy-0', version: '1.0.0', arch: 'all' }, packagesDir), 'debian/bookworm');
+    const files = [];
+    for (let i = 1; i <= 50; i++) files.push(await buildDeb({ name: `packyard-busy-${i}`, version: '1.0.0', arch: 'all' }, packagesDir));
+    const root = await debianRoot();
+    const { apt } = await snippets(repository.id, { codename: 'bookworm', component: 'main', token });
+    expect((await runInRoot(root, `set -e\n${apt}`)).code).toBe(0);
+
+    let uploading = true;
+    const uploads = (async () => {
+      try {
+        // a few at a time, as a CI pipeline publishing a release would
+        for (let i = 0; i < files.length; i += 5) await Promise.all(files.slice(i, i + 5).map((file) => upload(repository.id, file, 'debian/bookworm')));
+      } finally {
+        uploading = false;
+      }
+    })();
+    const problems: string[] = [];
+    let updates = 0;
+    while (uploading) {
+      const update = await aptGet(root, ['update', '-o', 'APT::Update::Error-Mode=any']);
+      updates += 1;
+      if (update.code !== 0 || /Hash Sum mismatch|NO_PUBKEY|BADSIG|not signed|Clearsigned/i.test(update.stdout + update.stderr)) {
+        problems.push(`update ${updates}: exit ${update.code}\n${update.stdout}\n${update.stderr}`);
+      }
+    }
+    await uploads;
+    expect(problems).toEqual([]);
+    expect(updates).toBeGreaterThan(3);
+    expect((await aptGet(root, ['update'])).code).toBe(0);
+    const policy = await runInRoot(root, 'apt-cache policy packyard-busy-50');
+    expect(policy.stdout).toContain('Candidate: 1.0.0');
+  }, 600_000);
+});
+
