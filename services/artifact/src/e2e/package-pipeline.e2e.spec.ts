@@ -4,6 +4,8 @@ import { registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { startPackyard, type RunningPackyard } from '@packyard/testing';
 import { buildDeb } from '@packyard/testing/packages/deb.builder';
 import { buildRpm } from '@packyard/testing/packages/rpm.builder';
+import { craftDeb, maliciousDebs, validControlText } from '@packyard/testing/packages/deb-crafting';
+import { maliciousRpms } from '@packyard/testing/packages/rpm-crafting';
 import { internalClients, join, publishedFile, run, scratchDir, storedFiles, upload, writeFile } from './pipeline-fixture';
 
 let packyard: RunningPackyard;
@@ -82,5 +84,71 @@ describe('package pipeline through the API', () => {
     const primary = publication.files.find((f) => /^repodata\/[0-9a-f]{64}-primary\.xml\.gz$/.test(f.path));
     expect(primary).toBeDefined();
     expect(publication.files.some((f) => f.path === 'Packages/el/9/h/hello-yum-2.0-1.x86_64.rpm')).toBe(true);
+  });
+
+  it('refuses crafted packages with 400 and stores nothing', async () => {
+    const before = await storedFiles(packyard);
+    const debTotal = (await session.call('GET', `${debRepo.path}/packages`)).body.total;
+    for (const [name, make] of Object.entries(maliciousDebs)) {
+      const answer = await upload(packyard, session, debRepo.path, { name: `${name}.deb`, bytes: await make() }, 'ubuntu/noble', { wait: false });
+      expect({ name, status: answer.status }).toEqual({ name, status: 400 });
+      expect(answer.body.message).toMatch(/^Invalid package: /);
+    }
+    for (const [name, make] of Object.entries(maliciousRpms)) {
+      const answer = await upload(packyard, session, rpmRepo.path, { name: `${name}.rpm`, bytes: make() }, 'el/9', { wait: false });
+      expect({ name, status: answer.status }).toEqual({ name, status: 400 });
+    }
+    expect((await session.call('GET', `${debRepo.path}/packages`)).body.total).toBe(debTotal);
+    expect(await storedFiles(packyard)).toEqual(before);
+  });
+
+  it('answers 413 for an upload over 100 MiB and stores nothing', async () => {
+    const before = await storedFiles(packyard);
+    const answer = await upload(packyard, session, debRepo.path, { name: 'huge.deb', bytes: new Uint8Array(100 * 1024 * 1024 + 1) }, 'ubuntu/noble', { wait: false });
+    expect(answer.status).toBe(413);
+    expect(answer.body.message).toBe('File must be smaller than 100 MB');
+    expect(await storedFiles(packyard)).toEqual(before);
+  });
+
+  it('says what is wrong with the extension and the distribution', async () => {
+    const bytes = await craftDeb({ control: validControlText('fine') });
+    const wrongKind = await upload(packyard, session, debRepo.path, { name: 'fine.rpm', bytes }, 'ubuntu/noble', { wait: false });
+    expect(wrongKind).toMatchObject({ status: 400, body: { message: 'File must be a .deb package' } });
+    const rpmWrongKind = await upload(packyard, session, rpmRepo.path, { name: 'fine.deb', bytes }, 'el/9', { wait: false });
+    expect(rpmWrongKind).toMatchObject({ status: 400, body: { message: 'File must be a .rpm package' } });
+    const missing = await upload(packyard, session, debRepo.path, { name: 'fine.deb', bytes }, undefined, { wait: false });
+    expect(missing).toMatchObject({ status: 400, body: { message: 'Distribution is required for upload' } });
+    const unknown = await upload(packyard, session, debRepo.path, { name: 'fine.deb', bytes }, 'el/9', { wait: false });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toMatch(/^Unknown distribution "el\/9" for a DEB repository/);
+  });
+
+  it('refuses a duplicate with 409 but takes the same package for another distribution', async () => {
+    const bytes = await craftDeb({ control: validControlText('twice', '1.0-1', 'all') });
+    expect((await upload(packyard, session, debRepo.path, { name: 'twice.deb', bytes }, 'debian/any-version')).status).toBe(201);
+    const again = await upload(packyard, session, debRepo.path, { name: 'twice.deb', bytes }, 'debian/any-version', { wait: false });
+    expect(again.status).toBe(409);
+    expect((await upload(packyard, session, debRepo.path, { name: 'twice.deb', bytes }, 'ubuntu/jammy')).status).toBe(201);
+    // any-version reaches every debian version; Architecture: all reaches every binary index
+    const bookworm = await internal.current(debRepo.id, 'debian/bookworm');
+    expect((await publishedFile(packyard, bookworm, 'dists/bookworm/main/binary-arm64/Packages')).toString()).toMatch(/^Package: twice$/m);
+  });
+
+  it('deletes a package from every index, frees its file, and takes uploads from a publish-scoped account token', async () => {
+    const token = (await session.call('POST', '/tokens', { name: 'ci', scopes: ['publish'] })).body.token as string;
+    const ci = session.as(token);
+    const bytes = await craftDeb({ control: validControlText('short-lived', '1.0-1', 'amd64') });
+    const uploaded = await upload(packyard, ci, debRepo.path, { name: 'short-lived.deb', bytes }, 'any-distro/any-version');
+    expect(uploaded.status).toBe(201);
+    const kali = () => internal.current(debRepo.id, 'kali/kali-rolling');
+    expect((await publishedFile(packyard, await kali(), 'dists/kali-rolling/main/binary-amd64/Packages')).toString()).toMatch(/^Package: short-lived$/m);
+    const blobs = await storedFiles(packyard);
+
+    expect((await ci.call('DELETE', `${debRepo.path}/packages/${uploaded.body.id}`)).status).toBe(204);
+    expect((await session.call('GET', `${debRepo.path}/packages?q=short-lived`)).body.total).toBe(0);
+    expect((await session.call('DELETE', `${debRepo.path}/packages/${uploaded.body.id}`)).status).toBe(404);
+    const freed = blobs.filter((file) => !file.startsWith('.') && !(file.startsWith('indices/')));
+    expect((await storedFiles(packyard)).filter((file) => freed.includes(file)).length).toBe(freed.length - 1);
+    await expect.poll(async () => (await publishedFile(packyard, await kali(), 'dists/kali-rolling/main/binary-amd64/Packages')).toString(), { timeout: 10_000 }).not.toMatch(/short-lived/);
   });
 });

@@ -79,7 +79,9 @@ async function parseAndStore(blobs: BlobStore, kind: RepositoryKind, source: Rea
     parsing.catch((error) => {
       // stop the copy: a package that does not parse is never stored
       source.unpipe(toStore);
-      toStore.destroy(error);
+      // without an error: the store sees a premature close (and keeps nothing) while it
+      // still reads, and nobody has to hear about it once it finished
+      toStore.destroy();
       source.destroy();
       throw error;
     }),
