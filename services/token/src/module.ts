@@ -1,4 +1,4 @@
-import { busModule, defineModule, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { busModule, defineModule, handleCommand, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
 import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
@@ -6,7 +6,9 @@ import { tokenHandlers } from './grpc/token.handlers';
 import { TOKEN_HASHES, tokensProjection, type TokenHashDocument } from './projections/tokens.projection';
 import { filesServedReaction } from './reactions/files-served.reaction';
 import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+import { accessTokenDecider } from './tokens/access-token.decider';
 import { createTokenValidator } from './tokens/token-validator';
+import { accessTokenStream, isIntegration } from './tokens/token.events';
 
 const projections = [tokensProjection];
 
@@ -26,7 +28,9 @@ export const tokenModule = defineModule({
       projections,
       reactions: [repositoryDeletedReaction(stores.events, stores.readModels), filesServedReaction(stores.events)],
     });
-    const validator = createTokenValidator(stores.readModels.collection<TokenHashDocument>(TOKEN_HASHES));
+    const validator = createTokenValidator(stores.readModels.collection<TokenHashDocument>(TOKEN_HASHES), async (tokenId) => {
+      await handleCommand(stores.events, accessTokenStream(tokenId), accessTokenDecider, { type: 'RecordAccessTokenUse', tokenId, now: new Date().toISOString() }, { isIntegration });
+    });
     const revocations = await validator.followRevocations(stores.events);
     const repositories = ctx.use(grpcClientsModule).client(RepositoryServiceDefinition, 'repository');
     ctx.use(grpcServerModule).server.add(TokenServiceDefinition, tokenHandlers(es, box, validator, repositories));

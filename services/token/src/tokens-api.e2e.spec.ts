@@ -88,6 +88,8 @@ describe('repository tokens, account access tokens and ValidateToken', () => {
     const reader = (await alice.call('POST', '/tokens', { name: 'reader', scopes: ['read'] })).body;
     const asReader = alice.as(reader.token);
     expect((await asReader.call('GET', '/workspaces')).status).toBe(200);
+    const lastUsedOfReader = async () => (await alice.call('GET', '/tokens')).body.find((t: { id: string }) => t.id === reader.id).lastUsed;
+    await expect.poll(lastUsedOfReader, { timeout: 5_000 }).not.toBeNull();
     expect((await asReader.call('GET', `/workspaces/${workspaceId}/repos`)).body.map((r: { id: string }) => r.id)).toEqual([repoId, otherRepoId]);
     expect((await asReader.call('POST', '/workspaces', { name: 'nope' })).status).toBe(403);
     expect((await asReader.call('POST', `/workspaces/${workspaceId}/repos`, { name: 'nope' })).status).toBe(403);

@@ -1,6 +1,6 @@
 import { isInboxEvent, type Projection } from '@packyard/platform';
 import type { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
-import type { AccessTokenCreated, AccessTokenRevoked, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
+import type { AccessTokenCreated, AccessTokenRevoked, AccessTokenUsed, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
 
 export interface RepoTokenDocument {
   id: string;
@@ -72,6 +72,12 @@ export const tokensProjection: Projection = {
         const { tokenId } = event.data as AccessTokenRevoked;
         await accessTokens.delete(tokenId);
         await hashes.deleteMany({ tokenId });
+        return;
+      }
+      case 'AccessTokenUsed': {
+        const { tokenId, usedAt } = event.data as AccessTokenUsed;
+        const accessToken = await accessTokens.get(tokenId);
+        if (accessToken && usedAt > accessToken.lastUsed) await accessTokens.upsert({ ...accessToken, lastUsed: usedAt });
         return;
       }
       case 'FilesServed': {

@@ -10,7 +10,8 @@ export type AccessToken = { status: 'none' } | { status: 'active'; ownerId: stri
 
 export type AccessTokenCommand =
   | { type: 'CreateAccessToken'; tokenId: string; ownerId: string; name: string; scopes: string[]; repositoryId: string; valueHash: string; now: string }
-  | { type: 'RevokeAccessToken'; tokenId: string; now: string };
+  | { type: 'RevokeAccessToken'; tokenId: string; now: string }
+  | { type: 'RecordAccessTokenUse'; tokenId: string; now: string };
 
 /** the scopes asked for, deduplicated in a fixed order; at least one, each one of SCOPES */
 export function validScopes(scopes: string[]): Scope[] {
@@ -36,16 +37,21 @@ export const accessTokenDecider: Decider<AccessToken, AccessTokenCommand, Access
         if (state.status === 'none') throw notFound('PACKYARD_TOKEN_NOT_FOUND', 'Token not found');
         if (state.status === 'revoked') return [];
         return [{ type: 'AccessTokenRevoked', data: { tokenId: command.tokenId, ownerId: state.ownerId, revokedAt: command.now } }];
+      case 'RecordAccessTokenUse':
+        // a use racing the revocation is not worth recording
+        return state.status === 'active' ? [{ type: 'AccessTokenUsed', data: { tokenId: command.tokenId, usedAt: command.now } }] : [];
       default:
         return assertNever(command);
     }
   },
-  evolve(_state, event) {
+  evolve(state, event) {
     switch (event.type) {
       case 'AccessTokenCreated':
         return { status: 'active', ownerId: event.data.ownerId };
       case 'AccessTokenRevoked':
         return { status: 'revoked' };
+      case 'AccessTokenUsed':
+        return state;
       default:
         return assertNever(event);
     }

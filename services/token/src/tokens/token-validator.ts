@@ -5,6 +5,8 @@ import { hashTokenValue } from './token-value';
 
 const INVALID: ValidateTokenResponse = { valid: false, kind: '', tokenId: '', ownerId: '', scopes: [], repositoryId: '' };
 const MAX_CACHED = 50_000;
+/** an account token's "last used" is recorded at most this often, off the hot path */
+export const USE_RECORDING_INTERVAL_MS = 60_000;
 const REVOCATIONS = new Set(['RepoTokenRevoked', 'AccessTokenRevoked']);
 
 /**
@@ -14,14 +16,25 @@ const REVOCATIONS = new Set(['RepoTokenRevoked', 'AccessTokenRevoked']);
  * revocation from the log. Unknown values are not cached: a token created a moment
  * ago must work on its first use.
  */
-export function createTokenValidator(hashes: Collection<TokenHashDocument>) {
+export function createTokenValidator(hashes: Collection<TokenHashDocument>, recordAccessTokenUse: (tokenId: string) => Promise<void>) {
   const cache = new Map<string, TokenHashDocument>();
   const hashesOf = new Map<string, string>();
+  const lastRecordedUse = new Map<string, number>();
+
+  const noteUse = (entry: TokenHashDocument) => {
+    // repository tokens' uses come from what delivery served (FilesServed)
+    if (entry.kind !== 'access_token') return;
+    const now = Date.now();
+    if (now - (lastRecordedUse.get(entry.tokenId) ?? 0) < USE_RECORDING_INTERVAL_MS) return;
+    lastRecordedUse.set(entry.tokenId, now);
+    recordAccessTokenUse(entry.tokenId).catch(() => lastRecordedUse.delete(entry.tokenId));
+  };
 
   const evict = (tokenId: string) => {
     const hash = hashesOf.get(tokenId);
     if (hash) cache.delete(hash);
     hashesOf.delete(tokenId);
+    lastRecordedUse.delete(tokenId);
   };
 
   return {
@@ -40,6 +53,7 @@ export function createTokenValidator(hashes: Collection<TokenHashDocument>) {
       }
       // a token limited to a repository opens only that one
       if (repositoryId && entry.repositoryId && entry.repositoryId !== repositoryId) return INVALID;
+      noteUse(entry);
       return { valid: true, kind: entry.kind, tokenId: entry.tokenId, ownerId: entry.ownerId, scopes: entry.scopes, repositoryId: entry.repositoryId };
     },
 

@@ -38,6 +38,11 @@ describe('access token decider', () => {
     spec.given([]).when(create(['read', 'write'])).thenThrows('Unknown scope "write"; scopes are read, publish and admin');
     spec.given([]).when(create(['read'], ' ')).thenThrows('Token name is required');
   });
+  it('records a use of an active token only', () => {
+    const use = { type: 'RecordAccessTokenUse', tokenId: 't-1', now } as const;
+    spec.given([created(['read'])]).when(use).then([{ type: 'AccessTokenUsed', data: { tokenId: 't-1', usedAt: now } }]);
+    spec.given([created(['read']), { type: 'AccessTokenRevoked', data: { tokenId: 't-1', ownerId: 'user-1', revokedAt: now } }]).when(use).then([]);
+  });
   it('revokes once', () => {
     const revoked = { type: 'AccessTokenRevoked', data: { tokenId: 't-1', ownerId: 'user-1', revokedAt: now } } as const;
     spec.given([created(['read'])]).when({ type: 'RevokeAccessToken', tokenId: 't-1', now }).then([revoked]);

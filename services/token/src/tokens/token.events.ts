@@ -2,6 +2,7 @@ import type { DomainEvent } from '@packyard/platform';
 import type {
   AccessTokenCreated as AccessTokenCreatedData,
   AccessTokenRevoked as AccessTokenRevokedData,
+  AccessTokenUsed as AccessTokenUsedData,
   RepoTokenCreated as RepoTokenCreatedData,
   RepoTokenRevoked as RepoTokenRevokedData,
 } from '@packyard/proto/packyard/token/v1/events';
@@ -12,10 +13,11 @@ export type RepoTokenEvent = RepoTokenCreated | RepoTokenRevoked;
 
 export type AccessTokenCreated = DomainEvent<'AccessTokenCreated', AccessTokenCreatedData>;
 export type AccessTokenRevoked = DomainEvent<'AccessTokenRevoked', AccessTokenRevokedData>;
-export type AccessTokenEvent = AccessTokenCreated | AccessTokenRevoked;
+export type AccessTokenUsed = DomainEvent<'AccessTokenUsed', AccessTokenUsedData>;
+export type AccessTokenEvent = AccessTokenCreated | AccessTokenRevoked | AccessTokenUsed;
 
 export const repoTokenStream = (tokenId: string) => `repo_token-${tokenId}`;
 export const accessTokenStream = (tokenId: string) => `access_token-${tokenId}`;
 
-/** every token event is an integration event (delivery and the audit trail follow them) */
-export const isIntegration = () => true;
+/** creations and revocations are integration events; a token's use stays in this module */
+export const isIntegration = (event: { type: string }) => event.type !== 'AccessTokenUsed';

@@ -42,6 +42,15 @@ export interface AccessTokenRevoked {
   revokedAt: string;
 }
 
+/**
+ * An account access token authenticated a call; recorded at most once a minute per
+ * token, for the "last used" date (module-internal, not on the bus).
+ */
+export interface AccessTokenUsed {
+  tokenId: string;
+  usedAt: string;
+}
+
 function createBaseRepoTokenCreated(): RepoTokenCreated {
   return { tokenId: "", repositoryId: "", ownerId: "", name: "", sealedValue: "", valueHash: "", createdAt: "" };
 }
@@ -658,6 +667,99 @@ export const AccessTokenRevoked: MessageFns<AccessTokenRevoked> = {
     message.tokenId = object.tokenId ?? "";
     message.ownerId = object.ownerId ?? "";
     message.revokedAt = object.revokedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseAccessTokenUsed(): AccessTokenUsed {
+  return { tokenId: "", usedAt: "" };
+}
+
+export const AccessTokenUsed: MessageFns<AccessTokenUsed> = {
+  encode(message: AccessTokenUsed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tokenId !== "") {
+      writer.uint32(10).string(message.tokenId);
+    }
+    if (message.usedAt !== "") {
+      writer.uint32(18).string(message.usedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccessTokenUsed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccessTokenUsed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.usedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccessTokenUsed {
+    return {
+      tokenId: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+      usedAt: isSet(object.usedAt)
+        ? globalThis.String(object.usedAt)
+        : isSet(object.used_at)
+        ? globalThis.String(object.used_at)
+        : "",
+    };
+  },
+
+  toJSON(message: AccessTokenUsed): unknown {
+    const obj: any = {};
+    if (message.tokenId !== "") {
+      obj.tokenId = message.tokenId;
+    }
+    if (message.usedAt !== "") {
+      obj.usedAt = message.usedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AccessTokenUsed>): AccessTokenUsed {
+    return AccessTokenUsed.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AccessTokenUsed>): AccessTokenUsed {
+    const message = createBaseAccessTokenUsed();
+    message.tokenId = object.tokenId ?? "";
+    message.usedAt = object.usedAt ?? "";
     return message;
   },
 };
