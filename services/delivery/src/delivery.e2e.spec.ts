@@ -75,8 +75,8 @@ describe('apt, dnf and zypper install from Packyard', () => {
     return JSON.parse(text) as { id: string };
   };
 
-  const createRepository = (name: string, kind: 'DEB' | 'RPM', codename = 'bookworm') =>
-    api<{ id: string; name: string }>('POST', `/workspaces/${workspace.id}/repos`, { name, kind, codename, component: 'main' });
+  const createRepository = (name: string, kind: 'DEB' | 'RPM', codename = 'bookworm', component = 'main') =>
+    api<{ id: string; name: string }>('POST', `/workspaces/${workspace.id}/repos`, { name, kind, codename, component });
   const createToken = (repositoryId: string, name: string) => api<{ id: string; token: string }>('POST', `/repos/${repositoryId}/tokens`, { name });
   const snippets = (repositoryId: string, query: Record<string, string> = {}) =>
     api<Snippets>('GET', `/repos/${repositoryId}/snippets?${new URLSearchParams(query)}`);
@@ -157,19 +157,25 @@ describe('apt, dnf and zypper install from Packyard', () => {
   }, 300_000);
 
   it('the manual APT instructions work verbatim for every codename and component the console offers', async () => {
-    const repository = await createRepository('everywhere', 'DEB', 'stable');
-    const { token } = await createToken(repository.id, 'e2e-manual');
-    await upload(repository.id, await buildDeb({ name: 'packyard-everywhere', version: '2.0.0', arch: 'all' }, packagesDir), 'any-distro/any-version');
+    // a repository's packages live in its own component (the others are published empty),
+    // so each component is tried with a repository created with it
+    const repositories = [];
+    for (const component of INSTALL_COMPONENTS) {
+      const repository = await createRepository(`everywhere-${component}`, 'DEB', 'stable', component);
+      const { token } = await createToken(repository.id, 'e2e-manual');
+      await upload(repository.id, await buildDeb({ name: `packyard-everywhere-${component}`, version: '2.0.0', arch: 'all' }, packagesDir), 'any-distro/any-version');
+      repositories.push({ component, repository, token });
+    }
     const root = await debianRoot();
     const failures: string[] = [];
     for (const { codename } of INSTALL_CODENAMES) {
-      for (const component of INSTALL_COMPONENTS) {
+      for (const { component, repository, token } of repositories) {
         const { apt } = await snippets(repository.id, { codename, component, token });
         await runInRoot(root, 'rm -f /etc/apt/sources.list.d/* /etc/apt/auth.conf.d/* /var/lib/apt/lists/*_* 2>/dev/null; true');
         const setup = await runInRoot(root, `set -e\n${apt}`);
-        const policy = await runInRoot(root, 'apt-cache policy packyard-everywhere');
-        if (setup.code !== 0 || /^(W|E):/m.test(setup.stderr) || !policy.stdout.includes('Candidate: 2.0.0')) {
-          failures.push(`${codename} ${component}: exit ${setup.code}\n${setup.stderr.trim()}`);
+        const policy = await runInRoot(root, 'apt-cache policy "$1"', [`packyard-everywhere-${component}`]);
+        if (setup.code !== 0 || /^(W|E):/m.test(setup.stdout + setup.stderr) || !policy.stdout.includes('Candidate: 2.0.0')) {
+          failures.push(`${codename} ${component}: exit ${setup.code}\n${setup.stdout.trim()}\n${setup.stderr.trim()}`);
         }
       }
     }
@@ -279,9 +285,12 @@ describe('apt, dnf and zypper install from Packyard', () => {
     await uploads;
     expect(problems).toEqual([]);
     expect(updates).toBeGreaterThan(3);
-    expect((await aptGet(root, ['update'])).code).toBe(0);
-    const policy = await runInRoot(root, 'apt-cache policy packyard-busy-50');
-    expect(policy.stdout).toContain('Candidate: 1.0.0');
+    // the upload answered once repository published; delivery follows its event within moments
+    await waitFor('the last upload to be served', async () => {
+      expect((await aptGet(root, ['update'])).code).toBe(0);
+      const policy = await runInRoot(root, 'apt-cache policy packyard-busy-50');
+      return policy.stdout.includes('Candidate: 1.0.0') ? true : undefined;
+    }, 5_000);
   }, 600_000);
 });
 
