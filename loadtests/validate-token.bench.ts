@@ -7,8 +7,10 @@
  * then measures, with BENCH_CONCURRENCY calls in flight:
  *   cold:   the first validation of each token (read model lookup by hash, then cached)
  *   cached: BENCH_CALLS validations spread over the same tokens (answered from memory)
+ *   health: BENCH_CALLS grpc.health.v1 Check calls to the same server, the transport's own cost
  */
 import { createChannel, createClient } from 'nice-grpc';
+import { HealthDefinition } from '@packyard/proto/grpc/health/v1/health';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { startPackyard } from '@packyard/testing';
 import { registerUser } from '@packyard/testing/api-session';
@@ -19,7 +21,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-async function measure(label: string, requests: { token: string; repositoryId: string }[], validate: (r: { token: string; repositoryId: string }) => Promise<{ valid: boolean }>) {
+async function measure<R>(label: string, requests: R[], call: (request: R) => Promise<{ valid: boolean }>) {
   const latencies: number[] = [];
   let next = 0;
   let invalid = 0;
@@ -29,7 +31,7 @@ async function measure(label: string, requests: { token: string; repositoryId: s
       while (next < requests.length) {
         const request = requests[next++];
         const t0 = performance.now();
-        if (!(await validate(request)).valid) invalid++;
+        if (!(await call(request)).valid) invalid++;
         latencies.push(performance.now() - t0);
       }
     }),
@@ -56,6 +58,8 @@ try {
   console.log(`ValidateToken over gRPC (loopback), ${TOKENS} repository tokens, ${CONCURRENCY} calls in flight`);
   await measure('cold', tokens.map((token) => ({ token, repositoryId: repository.id })), validate);
   await measure('cached', Array.from({ length: CALLS }, (_, i) => ({ token: tokens[i % TOKENS], repositoryId: repository.id })), validate);
+  const health = createClient(HealthDefinition, channel);
+  await measure('health', Array.from({ length: CALLS }, () => 'token'), async (service) => ({ valid: (await health.check({ service })).status === 1 }));
   channel.close();
 } finally {
   await packyard.dispose();
