@@ -1,0 +1,150 @@
+import { repositoryKeys, usageKeys, useConsole, workspaceKeys } from '@packyard/console-kit';
+import { keepPreviousData, queryOptions, type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { PACKAGE_PAGE_SIZE } from './repository-rules';
+
+// The server resources of the repository page (spec §3, §7): packages, snippets and repo
+// tokens. Components use these hooks and never write a raw query key.
+
+export interface RepositoryPackage {
+  id: string;
+  name: string;
+  version: string;
+  architecture: string;
+  filename: string;
+  sizeBytes: number;
+  downloads: number;
+  publishedAt: string;
+  /** the upload distribution (DESIGN §5 extension), `distro/version` */
+  distribution?: string;
+}
+
+export interface PackagePage {
+  items: RepositoryPackage[];
+  total: number;
+}
+
+export interface Snippets {
+  apt: string;
+  yum: string;
+  publicKeyUrl: string;
+  repositoryUrl: string;
+  setupCommands: { oneLiner: string; downloadScript: string; makeExecutable: string; runInstaller: string };
+}
+
+export interface RepoToken {
+  id: string;
+  name: string;
+  isActive: boolean;
+  token?: string;
+  createdAt: string;
+  lastUsedAt?: string | null;
+  usageCount: number;
+}
+
+export const packageKeys = {
+  all: ['packages'] as const,
+  inRepository: (workspaceId: string, repositoryId: string) => [...packageKeys.all, workspaceId, repositoryId] as const,
+  list: (workspaceId: string, repositoryId: string, filters: { q: string; page: number }) => [...packageKeys.inRepository(workspaceId, repositoryId), 'list', filters] as const,
+};
+
+export const snippetKeys = {
+  all: ['snippets'] as const,
+  forRepository: (repositoryId: string) => [...snippetKeys.all, repositoryId] as const,
+  /** bare (Overview, Keys) or with the Install tab's choices */
+  detail: (repositoryId: string, choice: { codename?: string; component?: string } = {}) => [...snippetKeys.forRepository(repositoryId), choice] as const,
+};
+
+export const repoTokenKeys = {
+  all: ['repo-tokens'] as const,
+  list: (repositoryId: string) => [...repoTokenKeys.all, repositoryId, 'list'] as const,
+};
+
+const repositoryPath = (workspaceId: string, repositoryId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/repos/${encodeURIComponent(repositoryId)}`;
+const repoTokensPath = (repositoryId: string) => `/v1/repos/${encodeURIComponent(repositoryId)}/tokens`;
+
+export function usePackages(workspaceId: string, repositoryId: string, filters: { q: string; page: number }) {
+  const { api } = useConsole();
+  return useQuery(
+    queryOptions({
+      queryKey: packageKeys.list(workspaceId, repositoryId, filters),
+      queryFn: () => api.get<PackagePage>(`${repositoryPath(workspaceId, repositoryId)}/packages`, { query: { q: filters.q, page: filters.page, size: PACKAGE_PAGE_SIZE } }),
+      placeholderData: keepPreviousData,
+    }),
+  );
+}
+
+/**
+ * After packages change: the package lists (also those not on screen, so the Packages tab
+ * is current when opened), the repository header, the workspace's counts and the usage.
+ */
+export function refreshAfterPackageChange(queryClient: QueryClient, workspaceId: string, repositoryId: string) {
+  return Promise.all([
+    queryClient.invalidateQueries({ queryKey: packageKeys.inRepository(workspaceId, repositoryId), refetchType: 'all' }),
+    queryClient.invalidateQueries({ queryKey: repositoryKeys.detail(workspaceId, repositoryId) }),
+    queryClient.invalidateQueries({ queryKey: repositoryKeys.list(workspaceId) }),
+    queryClient.invalidateQueries({ queryKey: workspaceKeys.all }),
+    queryClient.invalidateQueries({ queryKey: usageKeys.all }),
+  ]);
+}
+
+export function useDeletePackage(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (packageId: string) => api.delete(`${repositoryPath(workspaceId, repositoryId)}/packages/${encodeURIComponent(packageId)}`),
+    onSuccess: () => refreshAfterPackageChange(queryClient, workspaceId, repositoryId),
+  });
+}
+
+/** The multipart upload with progress; the queue decides when to refresh. */
+export function useUploadPackage(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  return (file: File, distribution: string, onProgress: (percent: number) => void) =>
+    api.uploadFile<RepositoryPackage>(`${repositoryPath(workspaceId, repositoryId)}/upload`, file, { fields: { distribution }, onProgress });
+}
+
+export function useSnippets(repositoryId: string, choice?: { codename?: string; component?: string }, enabled = true) {
+  const { api } = useConsole();
+  return useQuery(
+    queryOptions({
+      queryKey: snippetKeys.detail(repositoryId, choice),
+      queryFn: () => api.get<Snippets>(`/v1/repos/${encodeURIComponent(repositoryId)}/snippets`, { query: choice }),
+      enabled,
+    }),
+  );
+}
+
+export function useRepoTokens(repositoryId: string) {
+  const { api } = useConsole();
+  return useQuery(queryOptions({ queryKey: repoTokenKeys.list(repositoryId), queryFn: () => api.get<RepoToken[]>(repoTokensPath(repositoryId)) }));
+}
+
+export function useCreateRepoToken(repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => api.post<RepoToken & { token: string }>(repoTokensPath(repositoryId), { name }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: repoTokenKeys.list(repositoryId) }),
+    // Spec §8: create, delete and reveal failures are only logged.
+    onError: (error) => console.error('Could not create the repository token', error),
+  });
+}
+
+export function useDeleteRepoToken(repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (tokenId: string) => api.delete(`${repoTokensPath(repositoryId)}/${encodeURIComponent(tokenId)}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: repoTokenKeys.list(repositoryId) }),
+    onError: (error) => console.error('Could not delete the repository token', error),
+  });
+}
+
+/** GET …/tokens/{tokenId}/reveal: the value of a token the page does not hold. */
+export function useRevealRepoToken(repositoryId: string) {
+  const { api } = useConsole();
+  return useMutation({
+    mutationFn: (tokenId: string) => api.get<{ token: string }>(`${repoTokensPath(repositoryId)}/${encodeURIComponent(tokenId)}/reveal`),
+    onError: (error) => console.error('Could not reveal the repository token', error),
+  });
+}

@@ -1,0 +1,174 @@
+import { Button, EmptyState, ErrorPanel, formatBytes, formatDate, Icon, IconButton, type Repository, Spinner } from '@packyard/console-kit';
+import { useEffect, useState } from 'react';
+import type { KnownTokens } from '../repository-page';
+import { basicAuthorization, DOWNLOAD_NEEDS_TOKEN, PACKAGE_PAGE_SIZE, packageDeleteConfirmation, packageFileUrl, pageCount } from '../repository-rules';
+import { type RepositoryPackage, useDeletePackage, usePackages, useRepoTokens, useRevealRepoToken, useSnippets } from '../repository-resources';
+
+const SEARCH_DELAY_MS = 250;
+
+interface PackagesTabProps {
+  workspaceId: string;
+  repository: Repository;
+  knownTokens: KnownTokens;
+  rememberToken: (tokenId: string, value: string) => void;
+}
+
+/**
+ * The package file is served by the apt/yum edge, which takes a repository token as HTTP
+ * Basic user (the API offers no download route for the ID token). The page uses a token
+ * whose value it holds, else reveals the first active one, then saves the bytes.
+ */
+function useDownload({ repository, knownTokens, rememberToken }: Omit<PackagesTabProps, 'workspaceId'>) {
+  const snippets = useSnippets(repository.id);
+  const tokens = useRepoTokens(repository.id);
+  const reveal = useRevealRepoToken(repository.id);
+  const [busy, setBusy] = useState<string>();
+  const [error, setError] = useState<string>();
+
+  async function tokenValue(): Promise<string | undefined> {
+    const active = (tokens.data ?? []).filter((token) => token.isActive);
+    for (const token of active) {
+      const value = knownTokens[token.id] ?? token.token;
+      if (value) return value;
+    }
+    if (active.length === 0) return undefined;
+    const { token } = await reveal.mutateAsync(active[0].id);
+    rememberToken(active[0].id, token);
+    return token;
+  }
+
+  async function download(pkg: RepositoryPackage) {
+    setError(undefined);
+    const url = snippets.data ? packageFileUrl(snippets.data.repositoryUrl, repository, pkg) : undefined;
+    if (!url) return setError(`The download address of ${pkg.filename} is not known yet.`);
+    setBusy(pkg.id);
+    try {
+      const token = await tokenValue();
+      if (!token) return setError(DOWNLOAD_NEEDS_TOKEN);
+      const response = await fetch(url, { headers: { Authorization: basicAuthorization(token) }, credentials: 'omit' });
+      if (!response.ok) return setError(`Download of ${pkg.filename} failed: ${response.status} ${response.statusText}`.trim());
+      const objectUrl = URL.createObjectURL(await response.blob());
+      const link = document.createElement('a');
+      link.href = objectUrl;
+      link.download = pkg.filename;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(objectUrl), 30_000);
+    } catch (failure) {
+      setError(`Download of ${pkg.filename} failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+    } finally {
+      setBusy(undefined);
+    }
+  }
+  return { download, busy, error, ready: Boolean(snippets.data && tokens.data) };
+}
+
+export function PackagesTab(props: PackagesTabProps) {
+  const { workspaceId, repository } = props;
+  const [search, setSearch] = useState('');
+  const [q, setQ] = useState('');
+  const [page, setPage] = useState(0);
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      setQ(search.trim());
+      setPage(0);
+    }, SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [search]);
+  const packages = usePackages(workspaceId, repository.id, { q, page });
+  const deletePackage = useDeletePackage(workspaceId, repository.id);
+  const { download, busy, error, ready } = useDownload(props);
+  const pages = pageCount(packages.data?.total ?? 0);
+  // A deletion can empty the last page: step back to the new last one.
+  useEffect(() => {
+    if (packages.data && page > 0 && page >= pages) setPage(pages - 1);
+  }, [packages.data, page, pages]);
+
+  const remove = (pkg: RepositoryPackage) => {
+    if (window.confirm(packageDeleteConfirmation(pkg.name, pkg.version))) deletePackage.mutate(pkg.id);
+  };
+
+  return (
+    <div className="pk-stack">
+      <div className="pk-spread">
+        <label className="pk-search">
+          <Icon name="search" size={17} />
+          <span className="pk-visually-hidden">Search packages</span>
+          <input className="pk-input" type="search" placeholder="Search packages..." value={search} onChange={(event) => setSearch(event.target.value)} />
+        </label>
+        {packages.data && (
+          <span className="pk-muted" role="status">
+            {packages.data.total} {packages.data.total === 1 ? 'package' : 'packages'}
+          </span>
+        )}
+      </div>
+      {error && (
+        <div className="pk-alert" role="alert">
+          {error}
+        </div>
+      )}
+      {packages.isPending ? (
+        <Spinner label="Loading packages" />
+      ) : packages.isError ? (
+        <ErrorPanel title="Could not load packages" message={packages.error.message} onRetry={() => void packages.refetch()} />
+      ) : packages.data.items.length === 0 ? (
+        <EmptyState icon="package" title={q ? 'No packages found' : 'No packages yet'}>
+          {q ? `Nothing matches "${q}".` : 'Upload a package on the Upload tab to publish it here.'}
+        </EmptyState>
+      ) : (
+        <>
+          <div className="pk-table-wrap">
+            <table className="pk-table" aria-label="Packages">
+              <thead>
+                <tr>
+                  <th scope="col">Package</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Architecture</th>
+                  <th scope="col">Size</th>
+                  <th scope="col">Downloads</th>
+                  <th scope="col">Published</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {packages.data.items.map((pkg) => (
+                  <tr key={pkg.id}>
+                    <td>
+                      <strong>{pkg.name}</strong>
+                      <div className="pk-muted pk-mono pk-filename">{pkg.filename}</div>
+                    </td>
+                    <td className="pk-mono">{pkg.version}</td>
+                    <td>{pkg.architecture}</td>
+                    <td>{formatBytes(pkg.sizeBytes)}</td>
+                    <td>{pkg.downloads}</td>
+                    <td>{formatDate(pkg.publishedAt)}</td>
+                    <td>
+                      <div className="pk-row pk-row--tight">
+                        <IconButton label={`Download ${pkg.filename}`} icon="download" disabled={!ready || busy === pkg.id} onClick={() => void download(pkg)} />
+                        <IconButton label={`Delete ${pkg.name} ${pkg.version}`} icon="trash" variant="danger" disabled={deletePackage.isPending} onClick={() => remove(pkg)} />
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav className="pk-spread" aria-label="Pages">
+            <span className="pk-muted">
+              Page {page + 1} of {pages} · {PACKAGE_PAGE_SIZE} per page
+            </span>
+            <div className="pk-row">
+              <Button size="sm" disabled={page === 0} onClick={() => setPage(page - 1)}>
+                Previous
+              </Button>
+              <Button size="sm" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
+                Next
+              </Button>
+            </div>
+          </nav>
+        </>
+      )}
+    </div>
+  );
+}
