@@ -1,4 +1,6 @@
+import { createChannel, createClient, Status } from 'nice-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { startPackyard, type RunningPackyard } from '@packyard/testing';
 import { apiSession, registerUser, type ApiSession } from '@packyard/testing/api-session';
 
@@ -22,6 +24,14 @@ describe('workspaces, repositories and usage API', () => {
       ['GET', '/repos'],
       ['GET', '/usage/summary'],
       ['DELETE', '/workspaces/x'],
+      ['GET', '/workspaces/x/repos'],
+      ['POST', '/workspaces/x/repos'],
+      ['GET', '/repos/x/tokens'],
+      ['POST', '/repos/x/tokens'],
+      ['GET', '/repos/x/tokens/y/reveal'],
+      ['GET', '/tokens'],
+      ['POST', '/tokens'],
+      ['DELETE', '/tokens/x'],
     ]) {
       expect((await anonymous.call(method, path, method === 'POST' ? { name: 'x' } : undefined)).status, `${method} ${path}`).toBe(401);
     }
@@ -142,6 +152,26 @@ describe('workspaces, repositories and usage API', () => {
     // the repositories go through WorkspaceDeleted → RepositoryDeleted, shortly after
     await expect.poll(async () => (await alice.call('GET', '/repos')).body.map((r: { id: string }) => r.id), { timeout: 5_000 }).not.toContain(second.id);
     expect((await alice.call('POST', '/workspaces', { name: 'Reborn', slug })).status).toBe(201);
+  });
+
+  it('resolves a public repository path for delivery over gRPC', async () => {
+    const slug = uniqueSlug('public');
+    const workspace = (await alice.call('POST', '/workspaces', { name: 'Public', slug })).body;
+    const repo = (await alice.call('POST', `/workspaces/${workspace.id}/repos`, { name: 'el', kind: 'RPM' })).body;
+    const channel = createChannel(packyard.grpcAddress);
+    try {
+      const repositories = createClient(RepositoryServiceDefinition, channel);
+      expect(await repositories.resolveRepository({ kind: 'rpm', workspaceSlug: slug, repositoryName: 'el' })).toMatchObject({
+        repositoryId: repo.id,
+        workspaceId: workspace.id,
+        kind: 'RPM',
+        name: 'el',
+      });
+      await expect(repositories.resolveRepository({ kind: 'deb', workspaceSlug: slug, repositoryName: 'el' })).rejects.toMatchObject({ code: Status.NOT_FOUND });
+      await expect(repositories.resolveRepository({ kind: 'rpm', workspaceSlug: 'nobody', repositoryName: 'el' })).rejects.toMatchObject({ code: Status.NOT_FOUND });
+    } finally {
+      channel.close();
+    }
   });
 
   it('shows the usage summary with the plan limits from the configuration', async () => {
