@@ -21,23 +21,29 @@ describe('usage from uploads, downloads and deletions', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** uploads a fresh .deb for ubuntu/noble and returns its bytes */
+  async function upload(workspaceId: string, repositoryId: string, name: string) {
+    const debPath = await buildDeb({ name, version: '1.0.0', arch: 'amd64' }, dir);
+    const bytes = readFileSync(debPath);
+    const form = new FormData();
+    form.append('distribution', 'ubuntu/noble');
+    form.append('file', new Blob([bytes]), basename(debPath));
+    const response = await fetch(`${packyard.url}/api/v1/workspaces/${workspaceId}/repos/${repositoryId}/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.bearer}` },
+      body: form,
+    });
+    expect(response.status, await response.clone().text()).toBeLessThan(300);
+    return bytes;
+  }
+
   it('counts an uploaded package in the repository, the workspace and the summary, and serving it as egress', async () => {
     const slug = `usage-${Date.now()}`;
     const workspace = (await alice.call('POST', '/workspaces', { name: 'Usage', slug })).body;
     const repo = (await alice.call('POST', `/workspaces/${workspace.id}/repos`, { name: 'apt' })).body;
     const token = (await alice.call('POST', `/repos/${repo.id}/tokens`, { name: 'server' })).body;
 
-    const debPath = await buildDeb({ name: 'usage-hello', version: '1.0.0', arch: 'amd64' }, dir);
-    const bytes = readFileSync(debPath);
-    const form = new FormData();
-    form.append('distribution', 'ubuntu/noble');
-    form.append('file', new Blob([bytes]), basename(debPath));
-    const upload = await fetch(`${packyard.url}/api/v1/workspaces/${workspace.id}/repos/${repo.id}/upload`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${alice.bearer}` },
-      body: form,
-    });
-    expect(upload.status, await upload.clone().text()).toBeLessThan(300);
+    const bytes = await upload(workspace.id, repo.id, 'usage-hello');
 
     await expect
       .poll(async () => (await alice.call('GET', `/workspaces/${workspace.id}/repos/${repo.id}`)).body, { timeout: 10_000 })
@@ -70,5 +76,14 @@ describe('usage from uploads, downloads and deletions', () => {
     expect((await alice.call('DELETE', `/workspaces/${workspace.id}/repos/${repo.id}/packages/${packages.items[0].id}`)).status).toBeLessThan(300);
     await expect.poll(async () => (await alice.call('GET', '/usage/summary')).body.storageBytesUsed, { timeout: 10_000 }).toBe(0);
     expect((await alice.call('GET', `/workspaces/${workspace.id}/repos/${repo.id}`)).body).toMatchObject({ packageCount: 0, sizeBytes: 0 });
+  });
+
+  it('frees the storage of a deleted workspace: WorkspaceDeleted → RepositoryDeleted → PackageDeleted', async () => {
+    const workspace = (await alice.call('POST', '/workspaces', { name: 'Cascade', slug: `cascade-${Date.now()}` })).body;
+    const repo = (await alice.call('POST', `/workspaces/${workspace.id}/repos`, { name: 'apt' })).body;
+    const bytes = await upload(workspace.id, repo.id, 'cascade-hello');
+    await expect.poll(async () => (await alice.call('GET', '/usage/summary')).body.storageBytesUsed, { timeout: 10_000 }).toBe(bytes.length);
+    expect((await alice.call('DELETE', `/workspaces/${workspace.id}`)).status).toBe(204);
+    await expect.poll(async () => (await alice.call('GET', '/usage/summary')).body.storageBytesUsed, { timeout: 10_000 }).toBe(0);
   });
 });
