@@ -1,8 +1,9 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { isVisibleIn, parseDistribution, type Distribution } from '@packyard/formats';
-import { handleCommand, isInboxEvent, SYSTEM_CALLER, type EventSourcing, type PackyardClient, type RecordedEvent, type Subscription } from '@packyard/platform';
-import type { BlobStore } from '@packyard/platform/blobs/index';
+import { ConcurrencyError, isInboxEvent, loadAggregate, SYSTEM_CALLER, type EventSourcing, type PackyardClient, type RecordedEvent, type Subscription } from '@packyard/platform';
+import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
@@ -12,7 +13,7 @@ import { toPublishablePackage, type PublishablePackage } from '../packages/publi
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
 import { buildGeneration, IndexEntryCache, type BuiltGeneration } from './generation.builder';
 import { contentTypeOf, publicationTargets, targetKey, targetsShowing, type PublishedRepository } from './publication-layout';
-import { publicationDecider } from './publication.decider';
+import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
 import { isPublicationIntegrationEvent, publicationStream } from './publication.events';
 
 export interface PublisherOptions {
@@ -47,6 +48,8 @@ const indexBlobPrefix = (repositoryId: string) => `indices/${repositoryId}`;
  */
 export class Publisher {
   private readonly packages = new Map<string, Map<string, PublishablePackage>>();
+  /** the repositories, from RepositoryCreated itself: a build never waits for the module's projections */
+  private readonly repositories = new Map<string, PublishedRepository>();
   private readonly dirty = new Map<string, Work>();
   private readonly building = new Map<string, Promise<void>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -55,6 +58,8 @@ export class Publisher {
   private readonly waiters = new Map<string, Set<{ packageId: string; resolve: (published: boolean) => void }>>();
   private readonly publicKeys = new Map<string, Promise<string>>();
   private readonly cache = new IndexEntryCache();
+  /** publication aggregates as last written here: a stream grows by three events per build, so it is read once, not per phase */
+  private readonly publications = new Map<string, { state: PublicationState; version: number }>();
   private subscription?: Subscription;
   private seenPosition = 0;
   private stopped = false;
@@ -68,7 +73,10 @@ export class Publisher {
     this.seenPosition = from;
     for (const pkg of await es.readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES).find({})) this.packagesOf(pkg.repositoryId).set(pkg.id, pkg);
     // whatever happened while the module was down is published once now
-    for (const repository of await es.readModels.collection<RepositoryDocument>(REPOSITORIES).find({})) this.mark(repository.id, undefined);
+    for (const doc of await es.readModels.collection<RepositoryDocument>(REPOSITORIES).find({})) {
+      this.repositories.set(doc.id, toPublishedRepository(doc));
+      this.mark(doc.id, undefined);
+    }
     this.subscription = es.events.subscribe(from, async (event) => this.follow(event));
   }
 
@@ -121,13 +129,17 @@ export class Publisher {
         this.mark(repositoryId, distribution);
       }
     } else if (event.type === 'RepositoryCreated') {
-      this.mark((event.data as RepositoryCreated).repositoryId, undefined);
+      const data = event.data as RepositoryCreated;
+      this.repositories.set(data.repositoryId, toPublishedRepository({ ...data, id: data.repositoryId }));
+      this.mark(data.repositoryId, undefined);
     } else if (event.type === 'RepositoryDeleted') {
       const { repositoryId } = event.data as RepositoryDeleted;
       for (const id of this.packages.get(repositoryId)?.keys() ?? []) this.cache.forget(id);
       this.packages.delete(repositoryId);
+      this.repositories.delete(repositoryId);
       this.dirty.delete(repositoryId);
       this.published.delete(repositoryId);
+      for (const stream of this.publications.keys()) if (stream.startsWith(publicationStream(repositoryId, ''))) this.publications.delete(stream);
       clearTimeout(this.timers.get(repositoryId));
       this.timers.delete(repositoryId);
     }
@@ -163,10 +175,8 @@ export class Publisher {
     this.dirty.delete(repositoryId);
     const { es, logger } = this.options;
     try {
-      await es.caughtUp(this.seenPosition, 60_000);
-      const doc = await es.readModels.collection<RepositoryDocument>(REPOSITORIES).get(repositoryId);
-      if (!doc) return;
-      const repository: PublishedRepository = { ...doc, kind: doc.kind === 'RPM' ? 'RPM' : 'DEB' };
+      const repository = this.repositories.get(repositoryId);
+      if (!repository) return;
       const targets = work.all ? publicationTargets(repository) : unique([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
       const packages = [...this.packagesOf(repositoryId).values()];
       const started = performance.now();
@@ -187,29 +197,26 @@ export class Publisher {
   }
 
   private async publish(repository: PublishedRepository, target: Distribution, packages: PublishablePackage[], date: Date): Promise<void> {
-    const { es, signing } = this.options;
     const distribution = targetKey(target);
     const stream = publicationStream(repository.id, distribution);
-    const options = { isIntegration: isPublicationIntegrationEvent, metadata: { causation: 'publisher' } };
     const built = await buildGeneration(repository, target, packages, this.cache, date);
 
     // phase 1: every metadata file is stored before anything points at it
     const metadata = await Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes)));
-    const afterBuild = await handleCommand(es.events, stream, publicationDecider, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() }, options);
-    const generation = afterBuild.state.lastGeneration;
+    const generation = (await this.decide(stream, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() })).lastGeneration;
 
     // phase 2: the signing module signs exactly the stored bytes
     const signatures = await this.sign(repository, built);
     const signed = await Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes)));
-    await handleCommand(es.events, stream, publicationDecider, {
+    await this.decide(stream, {
       type: 'RecordSigned', repositoryId: repository.id, distribution, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
-    }, options);
+    });
 
     // phase 3: one event makes the generation current
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
     const pool = built.pool.map(({ path, pkg }) => ({ path, blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256, contentType: contentTypeOf(path), package: true }));
-    await handleCommand(es.events, stream, publicationDecider, {
+    await this.decide(stream, {
       type: 'Publish',
       generation,
       publication: {
@@ -225,11 +232,42 @@ export class Publisher {
         version: target.version,
         files: [...metadata, ...signed, ...aliases, ...pool],
       },
-    }, options);
+    });
+  }
+
+  /**
+   * handleCommand with the aggregate kept in memory between phases: decide on the cached
+   * state and append with its version; another writer (a second replica) makes the append
+   * fail, and the command is decided again on the stream as stored.
+   */
+  private async decide(stream: string, command: PublicationCommand): Promise<PublicationState> {
+    const { events } = this.options.es;
+    for (let attempt = 0; ; attempt++) {
+      const current = this.publications.get(stream) ?? (await loadAggregate(events, stream, publicationDecider));
+      const decided = publicationDecider.decide(command, current.state);
+      try {
+        const result = await events.append(
+          stream,
+          current.version === 0 ? 'NO_STREAM' : current.version,
+          decided.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, integration: isPublicationIntegrationEvent(event), metadata: { causation: 'publisher' } })),
+        );
+        const state = decided.reduce(publicationDecider.evolve, current.state);
+        this.publications.set(stream, { state, version: result.nextExpectedVersion });
+        return state;
+      } catch (error) {
+        this.publications.delete(stream);
+        if (!(error instanceof ConcurrencyError) || attempt >= 3) throw error;
+      }
+    }
   }
 
   private async store(repositoryId: string, path: string, bytes: Buffer): Promise<IndexFile> {
     const contentType = contentTypeOf(path);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const known = contentAddressedKey(indexBlobPrefix(repositoryId), sha256);
+    // most files of a generation (empty components and architectures, the key) are the
+    // previous generation's bytes: a durable write (two fsyncs) saved per file
+    if (await this.options.blobs.head(known)) return { path, blobKey: known, size: bytes.length, sha256, contentType, package: false };
     const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType });
     return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType, package: false };
   }
@@ -262,6 +300,17 @@ export class Publisher {
     return key;
   }
 }
+
+const toPublishedRepository = (doc: Omit<PublishedRepository, 'kind'> & { kind: string }): PublishedRepository => ({
+  id: doc.id,
+  kind: doc.kind === 'RPM' ? 'RPM' : 'DEB',
+  workspaceId: doc.workspaceId,
+  workspaceSlug: doc.workspaceSlug,
+  ownerId: doc.ownerId,
+  name: doc.name,
+  codename: doc.codename,
+  component: doc.component,
+});
 
 const unique = (targets: Distribution[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
 
