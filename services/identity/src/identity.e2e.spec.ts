@@ -39,7 +39,7 @@ describe('identity: accounts, sessions and settings over HTTP', () => {
   let packyard: RunningPackyard;
   let api: ReturnType<typeof client>;
   beforeAll(async () => {
-    packyard = await startPackyard({ env: { LOGIN_FAILURES_PER_ACCOUNT: '3', LOGIN_FAILURE_WINDOW_S: '600', AUTH_ATTEMPTS_PER_IP: '20' } });
+    packyard = await startPackyard({ env: { LOGIN_FAILURES_PER_ACCOUNT: '3', LOGIN_FAILURE_WINDOW_S: '600', AUTH_ATTEMPTS_PER_IP: '20', TRUST_PROXY: 'true' } });
     api = client(packyard.url);
   });
   afterAll(() => packyard?.dispose());

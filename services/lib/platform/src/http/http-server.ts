@@ -47,6 +47,7 @@ export function createHttpServer(options: {
   logger: Logger;
   registry: Registry;
   bodyLimit: number;
+  trustProxy: boolean;
   isProcessReady: () => boolean;
 }): HttpServer {
   const edges: EdgeHandler[] = [];
@@ -61,7 +62,7 @@ export function createHttpServer(options: {
     bodyLimit: options.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    trustProxy: true,
+    trustProxy: options.trustProxy,
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   const checks = new Map<string, ReadinessCheck>();

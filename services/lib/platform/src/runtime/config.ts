@@ -57,6 +57,7 @@ const GiB = 1024 ** 3;
 export const SETTINGS = {
   port: integer('PORT', 8080, 'HTTP port for the API, the console and the apt/yum edge', 0, 65535),
   host: text('HOST', '0.0.0.0', 'HTTP listen address'),
+  trustProxy: boolean('TRUST_PROXY', false, 'take the client address and scheme from X-Forwarded-* (only behind a proxy that sets them; otherwise clients could fake their IP past the per-IP sign-in limit)'),
   dataDir: text('DATA_DIR', './data', 'where single-node mode keeps its SQLite files, blobs and master key'),
   grpcPort: integer('GRPC_PORT', 0, 'gRPC port of this process (0: any free loopback port, enough for single-node mode)', 0, 65535),
   grpcHost: text('GRPC_HOST', '127.0.0.1', 'gRPC listen address (0.0.0.0 in a cluster)'),

@@ -82,6 +82,7 @@ export const httpServerModule = defineModule<HttpServer>({
       logger: ctx.logger,
       registry: ctx.use(metricsModule),
       bodyLimit: 1024 * 1024,
+      trustProxy: ctx.config.trustProxy,
       isProcessReady: ctx.isProcessReady,
     });
     return {
