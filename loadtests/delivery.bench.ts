@@ -3,64 +3,48 @@
  * the same HTTP Basic credentials, in one run.
  * Run: npx tsx loadtests/delivery.bench.ts   (BENCH_SECONDS=10 per row and server)
  *
- * Delivery: the production hot path — the platform's HTTP server with delivery's edge
- * handler, its published catalog projected from an IndexPublished event, blobs in the
- * filesystem blob store, the token verdict cache in front of a token check (the token
- * module's answer is cached for 4 s, so after the first request the check is in memory).
- * nginx: Debian's package, own config on 127.0.0.1 in a temp dir, `auth_basic` with an
- * {SSHA} htpasswd entry for the same token, the same files under the same paths.
+ * Delivery: the real single-node program (startPackyard), a DEB repository with a
+ * repository token, a 10 KB and a 50 MB package uploaded through the API and published
+ * by the pipeline; the token is checked by the token module (its verdict cached by the
+ * edge). nginx: Debian's package, own config on 127.0.0.1 in a temp dir, `auth_basic`
+ * with an {SSHA} htpasswd entry for the same token, serving the files downloaded from
+ * delivery under the same paths.
  *
- * Rows: InRelease (7.5 KB), Packages.gz, a 10 KB package, 304 for If-None-Match, and
- * a 50 MB package (MB/s). wrk -t2 -c64 for every row but the 50 MB one (-t2 -c8).
+ * Rows: InRelease, Packages.gz, the 10 KB package, 304 for If-None-Match (InRelease) and
+ * the 50 MB package (MB/s). wrk -t2 -c64 for every row but the 50 MB one (-t2 -c8).
  */
 import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
-import pino from 'pino';
-import { Registry } from 'prom-client';
-import { createHttpServer, createReadModelStore, inboxStream } from '@packyard/platform';
-import { FsBlobStore } from '@packyard/platform/blobs/index';
-import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
-import { TrafficAccounting } from '@packyard/delivery/accounting/traffic-accounting';
-import { VerdictCache, INVALID } from '@packyard/delivery/auth/token-verdicts';
-import { deliveryProjection } from '@packyard/delivery/catalog/delivery.projection';
-import { PublishedCatalog } from '@packyard/delivery/catalog/published-catalog';
-import { deliveryEdge } from '@packyard/delivery/edge/delivery-edge';
-import { EdgeMetrics } from '@packyard/delivery/edge/edge-metrics';
-import { PackageBodyCache } from '@packyard/delivery/edge/package-body-cache';
-import { PublicKeys } from '@packyard/delivery/keys/public-keys';
+import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { startPackyard } from '@packyard/testing';
 
+const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const TOKEN = `pyd_rt_${randomBytes(24).toString('base64url')}`;
-const AUTHORIZATION = `Basic ${Buffer.from(`${TOKEN}:`).toString('base64')}`;
-const REPOSITORY = '/deb/acme/tools/debian';
+const REPOSITORY = '/deb/bench/tools/debian';
 
-function text(bytes: number): Buffer {
-  const line = 'Package: hello\nVersion: 1.0\nDescription: a line of an index file, repeated\n';
-  return Buffer.from(line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes));
+/** a real .deb with a payload of `bytes` random bytes (random: gzip cannot shrink it, only the tar padding) */
+async function buildPackage(dir: string, name: string, bytes: number): Promise<string> {
+  const root = join(dir, `${name}-root`);
+  await mkdir(join(root, 'DEBIAN'), { recursive: true });
+  await mkdir(join(root, 'usr/share', name), { recursive: true });
+  await writeFile(join(root, 'usr/share', name, 'payload'), randomBytes(bytes));
+  await writeFile(join(root, 'DEBIAN/control'), `Package: ${name}\nVersion: 1.0\nArchitecture: all\nMaintainer: Bench <bench@example.com>\nDescription: benchmark payload\n`);
+  const file = join(dir, `${name}_1.0_all.deb`);
+  await run('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z1', '--build', root, file]);
+  return file;
 }
 
-function packagesIndex(count: number): Buffer {
-  let index = '';
-  for (let i = 0; i < count; i++) {
-    index += `Package: package-${i}\nVersion: 1.${i}-1\nArchitecture: amd64\nFilename: pool/main/p/package-${i}/package-${i}_1.${i}-1_amd64.deb\n`;
-    index += `Size: ${1000 + i * 37}\nSHA256: ${createHash('sha256').update(String(i)).digest('hex')}\nDescription: package number ${i}\n\n`;
-  }
-  return Buffer.from(index);
+interface Published {
+  url: string;
+  authorization: string;
+  token: string;
+  /** path below the distribution root → bytes, as delivery serves them */
+  files: Record<'inRelease' | 'packagesGz' | 'small' | 'large', { path: string; bytes: Buffer }>;
+  close(): Promise<void>;
 }
-
-const FILES = {
-  inRelease: { path: 'dists/bookworm/InRelease', bytes: text(7_500), isPackage: false },
-  // stanzas that differ like real ones do, so the compressed index has a realistic size (~60 KB)
-  packagesGz: { path: 'dists/bookworm/main/binary-amd64/Packages.gz', bytes: gzipSync(packagesIndex(1_000)), isPackage: false },
-  small: { path: 'pool/main/h/hello/hello_1.0_all.deb', bytes: randomBytes(10 * 1024), isPackage: true },
-  large: { path: 'pool/main/b/big/big_1.0_amd64.deb', bytes: randomBytes(50 * 1024 * 1024), isPackage: true },
-};
 
 interface WrkResult {
   requestsPerSecond: number;
@@ -91,72 +75,72 @@ async function wrk(url: string, headers: Record<string, string>, connections: nu
   };
 }
 
-async function startDelivery(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const blobs = new FsBlobStore(join(dir, 'blobs'));
-  const readModels = await createReadModelStore({ kind: 'sqlite', dataDir: dir, module: 'delivery' });
-  const catalog = new PublishedCatalog(readModels, blobs);
-  const files: IndexFile[] = [];
-  for (const file of Object.values(FILES)) {
-    const info = await blobs.putContentAddressed('bench', Readable.from([file.bytes]));
-    files.push({ path: file.path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType: '', package: file.isPackage });
+async function startDelivery(dir: string): Promise<Published> {
+  const packyard = await startPackyard();
+  try {
+    const call = async <T>(path: string, init: RequestInit & { bearer?: string } = {}): Promise<T> => {
+      const response = await fetch(`${packyard.url}/api/v1${path}`, {
+        ...init,
+        headers: { ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}), ...(typeof init.body === 'string' ? { 'content-type': 'application/json' } : {}) },
+      });
+      if (response.status >= 300) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+      return (await response.json()) as T;
+    };
+    const { idToken } = await call<{ idToken: string }>('/auth/register', { method: 'POST', body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }) });
+    const workspace = await call<{ id: string }>('/workspaces', { method: 'POST', bearer: idToken, body: JSON.stringify({ name: 'Bench', slug: 'bench' }) });
+    const repository = await call<{ id: string }>(`/workspaces/${workspace.id}/repos`, {
+      method: 'POST',
+      bearer: idToken,
+      body: JSON.stringify({ name: 'tools', kind: 'DEB', codename: 'bookworm', component: 'main' }),
+    });
+    const { token } = await call<{ token: string }>(`/repos/${repository.id}/tokens`, { method: 'POST', bearer: idToken, body: JSON.stringify({ name: 'bench' }) });
+    for (const [name, bytes] of [['bench-small', 9 * 1024], ['bench-large', 50 * 1024 * 1024]] as const) {
+      const form = new FormData();
+      form.set('distribution', 'debian/bookworm');
+      const file = await buildPackage(dir, name, bytes);
+      form.set('file', new Blob([await readFile(file)]), basename(file));
+      await call(`/workspaces/${workspace.id}/repos/${repository.id}/upload?wait=published`, { method: 'POST', bearer: idToken, body: form });
+    }
+    const authorization = `Basic ${Buffer.from(`${token}:`).toString('base64')}`;
+    const url = `${packyard.url}${REPOSITORY}`;
+    const fetchFile = async (path: string) => {
+      const response = await fetch(`${url}/${path}`, { headers: { authorization } });
+      if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
+      return Buffer.from(await response.arrayBuffer());
+    };
+    // the edge follows the publication within moments of the upload's answer
+    let inRelease = await fetchFile('dists/bookworm/InRelease');
+    for (let i = 0; !inRelease.includes('bench-large') && i < 50; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      inRelease = await fetchFile('dists/bookworm/InRelease');
+    }
+    const packagesPath = /\s(main\/binary-[a-z0-9]+\/Packages\.gz)$/m.exec(inRelease.toString())?.[1];
+    if (!packagesPath) throw new Error('no Packages.gz in InRelease');
+    const packages = await fetchFile(`dists/bookworm/${packagesPath.replace(/\.gz$/, '')}`);
+    const poolPath = (name: string) => new RegExp(`^Filename: (.*${name}.*)$`, 'm').exec(packages.toString())?.[1] ?? '';
+    const files = {
+      inRelease: { path: 'dists/bookworm/InRelease', bytes: inRelease },
+      packagesGz: { path: `dists/bookworm/${packagesPath}`, bytes: await fetchFile(`dists/bookworm/${packagesPath}`) },
+      small: { path: poolPath('bench-small'), bytes: await fetchFile(poolPath('bench-small')) },
+      large: { path: poolPath('bench-large'), bytes: await fetchFile(poolPath('bench-large')) },
+    };
+    return { url, authorization, token, files, close: () => packyard.dispose() };
+  } catch (error) {
+    await packyard.dispose();
+    throw error;
   }
-  await deliveryProjection().handle(
-    {
-      id: 'bench',
-      stream: inboxStream('repository', 'bench'),
-      type: 'IndexPublished',
-      version: 1,
-      position: 1,
-      recordedAt: new Date().toISOString(),
-      data: {
-        repositoryId: 'r1', distribution: 'debian/bookworm', generation: 1, publishedAt: new Date().toISOString(), kind: 'DEB',
-        workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: 'tools', distro: 'debian', version: 'bookworm', files, retainedGenerations: [], ownerId: 'u1',
-      },
-    },
-    readModels,
-  );
-  await catalog.refresh('r1');
-  const registry = new Registry();
-  const logger = pino({ level: 'warn' });
-  const http = createHttpServer({ logger, registry, bodyLimit: 1024 * 1024, isProcessReady: () => true });
-  const accounting = new TrafficAccounting(() => 'p1');
-  const timer = setInterval(() => accounting.drain(), 1000);
-  http.addEdgeHandler(
-    deliveryEdge({
-      catalog,
-      verdicts: new VerdictCache(
-        async (token) => (token === TOKEN ? { valid: true, kind: 'repo_token', tokenId: 't1', ownerId: 'u1', scopes: [], repositoryId: 'r1' } : INVALID),
-        { ttlMs: 4000, negativeTtlMs: 2000, maxEntries: 100_000 },
-      ),
-      accounting,
-      blobs,
-      publicKeys: new PublicKeys(async () => ({ armored: '', binary: new Uint8Array() })),
-      metrics: new EdgeMetrics(registry),
-      packageBodies: new PackageBodyCache((key) => blobs.get(key), 1024 * 1024, 64 * 1024 * 1024),
-      logger,
-    }),
-  );
-  await http.app.listen({ port: 0, host: '127.0.0.1' });
-  return {
-    url: `http://127.0.0.1:${http.port()}${REPOSITORY}`,
-    close: async () => {
-      clearInterval(timer);
-      await http.app.close();
-      await readModels.close();
-    },
-  };
 }
 
-async function startNginx(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+async function startNginx(dir: string, published: Published): Promise<{ url: string; close: () => Promise<void> }> {
   const root = join(dir, 'www');
-  for (const file of Object.values(FILES)) {
+  for (const file of Object.values(published.files)) {
     const target = join(root, REPOSITORY, file.path);
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, file.bytes);
   }
   const salt = randomBytes(8);
   const ssha = Buffer.concat([createHash('sha1').update('').update(salt).digest(), salt]).toString('base64');
-  await writeFile(join(dir, 'htpasswd'), `${TOKEN}:{SSHA}${ssha}\n`);
+  await writeFile(join(dir, 'htpasswd'), `${published.token}:{SSHA}${ssha}\n`);
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   await writeFile(
     join(dir, 'nginx.conf'),
@@ -194,7 +178,7 @@ http {
     await new Promise((resolve) => child.once('exit', resolve));
   };
   for (let i = 0; ; i++) {
-    const response = await fetch(`${url}/${FILES.inRelease.path}`, { headers: { authorization: AUTHORIZATION } }).catch(() => undefined);
+    const response = await fetch(`${url}/${published.files.inRelease.path}`, { headers: { authorization: published.authorization } }).catch(() => undefined);
     if (response?.status === 200) break;
     if (i > 50) {
       await close();
@@ -213,21 +197,21 @@ interface Row {
   throughput?: boolean;
 }
 
-const ROWS: Row[] = [
-  { name: 'InRelease (7.5 KB)', path: FILES.inRelease.path, connections: 64 },
-  { name: `Packages.gz (${Math.round(FILES.packagesGz.bytes.length / 1024)} KB)`, path: FILES.packagesGz.path, connections: 64 },
-  { name: 'package 10 KB', path: FILES.small.path, connections: 64 },
-  { name: '304 If-None-Match (InRelease)', path: FILES.inRelease.path, conditional: true, connections: 64 },
-  { name: 'package 50 MB', path: FILES.large.path, connections: 8, throughput: true },
+const rows = (files: Published['files']): Row[] => [
+  { name: `InRelease (${(files.inRelease.bytes.length / 1024).toFixed(1)} KB)`, path: files.inRelease.path, connections: 64 },
+  { name: `Packages.gz (${files.packagesGz.bytes.length} B)`, path: files.packagesGz.path, connections: 64 },
+  { name: `package ${Math.round(files.small.bytes.length / 1024)} KB`, path: files.small.path, connections: 64 },
+  { name: '304 If-None-Match (InRelease)', path: files.inRelease.path, conditional: true, connections: 64 },
+  { name: `package ${Math.round(files.large.bytes.length / 1024 ** 2)} MB`, path: files.large.path, connections: 8, throughput: true },
 ];
 
-async function measure(server: { url: string }, row: Row): Promise<WrkResult> {
+async function measure(server: { url: string }, row: Row, authorization: string): Promise<WrkResult> {
   const url = `${server.url}/${row.path}`;
-  const headers: Record<string, string> = { Authorization: AUTHORIZATION };
+  const headers: Record<string, string> = { Authorization: authorization };
   if (row.conditional) {
-    const response = await fetch(url, { method: 'HEAD', headers: { authorization: AUTHORIZATION } });
+    const response = await fetch(url, { method: 'HEAD', headers: { authorization } });
     headers['If-None-Match'] = response.headers.get('etag')!;
-    const check = await fetch(url, { headers: { authorization: AUTHORIZATION, 'if-none-match': headers['If-None-Match'] } });
+    const check = await fetch(url, { headers: { authorization, 'if-none-match': headers['If-None-Match'] } });
     if (check.status !== 304) throw new Error(`${url} answered ${check.status} to If-None-Match`);
   }
   const result = await wrk(url, headers, row.connections);
@@ -244,17 +228,18 @@ async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'packyard-delivery-bench-'));
   // nginx's workers run as nobody: they must be able to read the files and htpasswd
   await chmod(dir, 0o755);
+  await mkdir(join(dir, 'delivery'));
   const delivery = await startDelivery(join(dir, 'delivery'));
-  const nginx = await startNginx(join(dir, 'nginx')).catch(async (error) => {
+  const nginx = await startNginx(join(dir, 'nginx'), delivery).catch(async (error) => {
     await delivery.close();
     throw error;
   });
   let failed = false;
   try {
-    console.log(`wrk -t2, ${SECONDS}s per row and server; HTTP Basic with a repository token on both\n`);
-    for (const row of ROWS) {
-      const ours = await measure(delivery, row);
-      const theirs = await measure(nginx, row);
+    console.log(`wrk -t2, ${SECONDS}s per row and server; HTTP Basic with the same repository token on both\n`);
+    for (const row of rows(delivery.files)) {
+      const ours = await measure(delivery, row, delivery.authorization);
+      const theirs = await measure(nginx, row, delivery.authorization);
       const ratio = row.throughput ? ours.bytesPerSecond / theirs.bytesPerSecond : ours.requestsPerSecond / theirs.requestsPerSecond;
       failed ||= ratio < 0.5;
       console.log(`${row.name} (-c${row.connections})`);

@@ -47,6 +47,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
   let idToken: string;
   let workspace: { id: string; slug: string };
   let packagesDir: string;
+  let dataDir: string;
   const debianRoots: DebianRoot[] = [];
   const rpmRoots: RpmRoot[] = [];
 
@@ -91,6 +92,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
 
   beforeAll(async () => {
     packyard = await startPackyard();
+    dataDir = packyard.dataDir;
     const email = `delivery-${Date.now()}@example.com`;
     const registered = await fetch(`${packyard.url}/api/v1/auth/register`, {
       method: 'POST',
@@ -106,6 +108,8 @@ describe('apt, dnf and zypper install from Packyard', () => {
   });
   afterAll(async () => {
     await packyard?.dispose();
+    // after the restart the program runs on a data folder it did not create
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
     if (packagesDir) await rm(packagesDir, { recursive: true, force: true });
   });
 
@@ -292,5 +296,26 @@ describe('apt, dnf and zypper install from Packyard', () => {
       return policy.stdout.includes('Candidate: 1.0.0') ? true : undefined;
     }, 5_000);
   }, 600_000);
+
+  it('serves the same publication after a restart, from its own read model', async () => {
+    const repository = await createRepository('durable', 'DEB');
+    const { token } = await createToken(repository.id, 'e2e-restart');
+    await upload(repository.id, await buildDeb({ name: 'packyard-durable', version: '1.0.0', arch: 'all' }, packagesDir), 'debian/bookworm');
+    const path = new URL((await snippets(repository.id)).repositoryUrl).pathname;
+    const inRelease = async (origin: string) => {
+      const response = await fetch(`${origin}${path}/debian/dists/bookworm/InRelease`, {
+        headers: { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` },
+      });
+      return response.status === 200 ? response.text() : undefined;
+    };
+    await waitFor('the publication to be served', () => inRelease(packyard.url));
+    // settled: no publication of this repository is still on its way to the edge
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const before = await inRelease(packyard.url);
+
+    await packyard.stop();
+    packyard = await startPackyard({ dataDir: packyard.dataDir });
+    expect(await inRelease(packyard.url)).toBe(before);
+  }, 120_000);
 });
 
