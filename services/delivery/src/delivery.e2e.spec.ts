@@ -11,6 +11,7 @@ import {
   dnf,
   dnfRoot,
   freshDebianRoot,
+  installWithRpmScript,
   runInRoot,
   startPackyard,
   zypper,
@@ -201,6 +202,15 @@ describe('apt, dnf and zypper install from Packyard', () => {
     expect(installed.code).toBe(0);
     const query = await runCommand('rpm', ['--root', dnfHome.path, '-q', '--qf', '%{VERSION}-%{RELEASE}', 'packyard-hello']);
     expect(query.stdout).toBe('1.0.0-1');
+
+    // the product's own installer, as the one-liner runs it, aimed at an EL 9 root
+    const scriptUrl = /'(http[^']+)'/.exec((await snippets(repository.id)).setupCommands.oneLiner)![1];
+    const scripted = await dnfRoot();
+    rpmRoots.push(scripted);
+    const installer = await installWithRpmScript(scripted, scriptUrl, token);
+    expect(installer.stderr).not.toContain('failed while');
+    expect(installer.code).toBe(0);
+    expect((await dnf(scripted, ['install', 'packyard-hello'])).code).toBe(0);
 
     const zypperHome = await zypperRoot(el9);
     rpmRoots.push(zypperHome);

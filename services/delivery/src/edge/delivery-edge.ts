@@ -157,7 +157,7 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
       if (path === undefined) return refuse(response, 404);
       const repository = catalog.repositoryOf(path);
       // the public key and repomd.xml.key are public: a machine needs them before it has a token
-      if (repository) {
+      if (repository && (path.endsWith('.key') || path.endsWith('.gpg'))) {
         const rest = path.slice(repositoryPath(repository).length);
         if (rest === `/${ARMORED_KEY_FILE}`) return serveKey(request, response, repository, true);
         if (rest === `/${KEYRING_FILE}`) return serveKey(request, response, repository, false);
