@@ -86,6 +86,15 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
       metrics.request(kind, plan.status, 0);
       return 0;
     }
+    // the object store sends package bytes itself; metadata stays here (it is in memory)
+    if (!file.body && options.presignDownloads && blobs.presignedGet && plan.status === 200) {
+      blobs.presignedGet(file.blobKey, PRESIGN_SECONDS).then(
+        (location) => response.writeHead(302, ['location', location, 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '0']).end(),
+        (error) => fail(response, error, file),
+      );
+      metrics.request(kind, 302, 0);
+      return length;
+    }
     const body = file.body ?? (file.size <= packageBodies.maxFileBytes ? packageBodies.get(file.blobKey) : undefined);
     if (body) {
       response.writeHead(plan.status, responseHeaders).end(plan.status === 206 ? body.subarray(start, end + 1) : body);
@@ -98,14 +107,6 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
         (error) => fail(response, error, file),
       );
       metrics.request(kind, plan.status, length);
-      return length;
-    }
-    if (options.presignDownloads && blobs.presignedGet && plan.status === 200) {
-      blobs.presignedGet(file.blobKey, PRESIGN_SECONDS).then(
-        (location) => response.writeHead(302, ['location', location, 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '0']).end(),
-        (error) => fail(response, error, file),
-      );
-      metrics.request(kind, 302, 0);
       return length;
     }
     blobs.get(file.blobKey, plan.status === 206 ? { start, end } : undefined).then(
