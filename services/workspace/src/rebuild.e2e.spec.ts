@@ -16,7 +16,7 @@ describe('rebuilding the workspace, repository and token read models', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('answers the same lists after `packyard rebuild-projections`', async () => {
-    const first = await startPackyard({ dataDir });
+    const first = await startPackyard({ dataDir, timeoutMs: 60_000 });
     const user = await registerUser(first);
     const kept = (await user.call('POST', '/workspaces', { name: 'Kept', slug: `kept-${Date.now()}` })).body;
     const gone = (await user.call('POST', '/workspaces', { name: 'Gone', slug: `gone-${Date.now()}` })).body;
@@ -25,7 +25,7 @@ describe('rebuilding the workspace, repository and token read models', () => {
     await user.call('POST', `/repos/${repo.id}/tokens`, { name: 'server' });
     const accessToken = (await user.call('POST', '/tokens', { name: 'ci', scopes: ['read'] })).body;
     await user.call('DELETE', `/workspaces/${gone.id}`);
-    await expect.poll(async () => (await user.call('GET', `/workspaces/${kept.id}`)).body.repositoryCount, { timeout: 5_000 }).toBe(2);
+    await expect.poll(async () => (await user.call('GET', `/workspaces/${kept.id}`)).body.repositoryCount, { timeout: 15_000 }).toBe(2);
     const snapshot = async (session: ReturnType<typeof apiSession>) => ({
       workspaces: (await session.call('GET', '/workspaces')).body,
       repos: (await session.call('GET', '/repos')).body,
@@ -41,7 +41,7 @@ describe('rebuilding the workspace, repository and token read models', () => {
       expect(stdout).toContain('projection rebuilt');
     }
 
-    const second = await startPackyard({ dataDir });
+    const second = await startPackyard({ dataDir, timeoutMs: 60_000 });
     try {
       // the ID token is still valid: identity keeps its signing key in the data folder
       const again = apiSession(second, user.bearer);
