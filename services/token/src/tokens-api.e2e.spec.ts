@@ -89,7 +89,7 @@ describe('repository tokens, account access tokens and ValidateToken', () => {
     const asReader = alice.as(reader.token);
     expect((await asReader.call('GET', '/workspaces')).status).toBe(200);
     const lastUsedOfReader = async () => (await alice.call('GET', '/tokens')).body.find((t: { id: string }) => t.id === reader.id).lastUsed;
-    await expect.poll(lastUsedOfReader, { timeout: 5_000 }).not.toBeNull();
+    await expect.poll(lastUsedOfReader, { timeout: 10_000 }).not.toBeNull();
     expect((await asReader.call('GET', `/workspaces/${workspaceId}/repos`)).body.map((r: { id: string }) => r.id)).toEqual([repoId, otherRepoId]);
     expect((await asReader.call('POST', '/workspaces', { name: 'nope' })).status).toBe(403);
     expect((await asReader.call('POST', `/workspaces/${workspaceId}/repos`, { name: 'nope' })).status).toBe(403);
@@ -132,7 +132,7 @@ describe('repository tokens, account access tokens and ValidateToken', () => {
     const limited = (await alice.call('POST', '/tokens', { name: 'doomed-only', scopes: ['read'], repositoryId: doomed.id })).body;
     expect((await validate(repoToken.token, doomed.id)).valid).toBe(true);
     expect((await alice.call('DELETE', `/workspaces/${workspaceId}/repos/${doomed.id}`)).status).toBe(204);
-    await expect.poll(async () => (await validate(repoToken.token, doomed.id)).valid, { timeout: 5_000 }).toBe(false);
-    await expect.poll(async () => (await validate(limited.token)).valid, { timeout: 5_000 }).toBe(false);
+    await expect.poll(async () => (await validate(repoToken.token, doomed.id)).valid, { timeout: 10_000 }).toBe(false);
+    await expect.poll(async () => (await validate(limited.token)).valid, { timeout: 10_000 }).toBe(false);
   });
 });

@@ -150,7 +150,7 @@ describe('workspaces, repositories and usage API', () => {
     expect((await alice.call('GET', `/workspaces/${workspace.id}`)).status).toBe(404);
     expect((await alice.call('GET', '/workspaces')).body.workspaces.map((w: { id: string }) => w.id)).not.toContain(workspace.id);
     // the repositories go through WorkspaceDeleted → RepositoryDeleted, shortly after
-    await expect.poll(async () => (await alice.call('GET', '/repos')).body.map((r: { id: string }) => r.id), { timeout: 5_000 }).not.toContain(second.id);
+    await expect.poll(async () => (await alice.call('GET', '/repos')).body.map((r: { id: string }) => r.id), { timeout: 15_000 }).not.toContain(second.id);
     expect((await alice.call('POST', '/workspaces', { name: 'Reborn', slug })).status).toBe(201);
   });
 
