@@ -47,7 +47,8 @@ export function createHttpServer(options: {
   logger: Logger;
   registry: Registry;
   bodyLimit: number;
-  trustProxy: boolean;
+  /** default false: X-Forwarded-* are ignored unless a trusted proxy sets them */
+  trustProxy?: boolean;
   isProcessReady: () => boolean;
 }): HttpServer {
   const edges: EdgeHandler[] = [];
@@ -62,7 +63,7 @@ export function createHttpServer(options: {
     bodyLimit: options.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    trustProxy: options.trustProxy,
+    trustProxy: options.trustProxy ?? false,
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   const checks = new Map<string, ReadinessCheck>();
