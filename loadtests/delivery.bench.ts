@@ -4,7 +4,7 @@
  * Run: npx tsx loadtests/delivery.bench.ts   (BENCH_SECONDS=5 per run, BENCH_ROUNDS=2 runs per row and server)
  *
  * Delivery: the real single-node program (startPackyard), a DEB repository with a
- * repository token, a 10 KB and a 50 MB package uploaded through the API and published
+ * repository token, 200 small packages, a 10 KB and a 50 MB package uploaded through the API and published
  * by the pipeline; the token is checked by the token module (its verdict cached by the
  * edge). nginx: Debian's package, own config on 127.0.0.1 in a temp dir, `auth_basic`
  * with an {SSHA} htpasswd entry for the same token, serving the files downloaded from
@@ -27,6 +27,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 // burst of someone else's work then cannot decide a row against one side only
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const REPOSITORY = '/deb/bench/tools/debian';
+const FILLER_PACKAGES = 200;
 
 /** a real .deb with a payload of `bytes` random bytes (random: gzip cannot shrink it, only the tar padding) */
 async function buildPackage(dir: string, name: string, bytes: number): Promise<string> {
@@ -97,13 +98,18 @@ async function startDelivery(dir: string): Promise<Published> {
       body: JSON.stringify({ name: 'tools', kind: 'DEB', codename: 'bookworm', component: 'main' }),
     });
     const { token } = await call<{ token: string }>(`/repos/${repository.id}/tokens`, { method: 'POST', bearer: idToken, body: JSON.stringify({ name: 'bench' }) });
-    for (const [name, bytes] of [['bench-small', 9 * 1024], ['bench-large', 50 * 1024 * 1024]] as const) {
+    const upload = async (file: string, query = '') => {
       const form = new FormData();
       form.set('distribution', 'debian/bookworm');
-      const file = await buildPackage(dir, name, bytes);
       form.set('file', new Blob([await readFile(file)]), basename(file));
-      await call(`/workspaces/${workspace.id}/repos/${repository.id}/upload?wait=published`, { method: 'POST', bearer: idToken, body: form });
-    }
+      await call(`/workspaces/${workspace.id}/repos/${repository.id}/upload${query}`, { method: 'POST', bearer: idToken, body: form });
+    };
+    // filler packages give Packages.gz the size of a small real repository's
+    const fillers = [];
+    for (let i = 0; i < FILLER_PACKAGES; i++) fillers.push(await buildPackage(dir, `bench-filler-${i}`, 64));
+    for (let i = 0; i < fillers.length; i += 10) await Promise.all(fillers.slice(i, i + 10).map((file) => upload(file)));
+    await upload(await buildPackage(dir, 'bench-small', 9 * 1024), '?wait=published');
+    await upload(await buildPackage(dir, 'bench-large', 50 * 1024 * 1024), '?wait=published');
     const authorization = `Basic ${Buffer.from(`${token}:`).toString('base64')}`;
     const url = `${packyard.url}${REPOSITORY}`;
     const fetchFile = async (path: string) => {
@@ -111,11 +117,13 @@ async function startDelivery(dir: string): Promise<Published> {
       if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
       return Buffer.from(await response.arrayBuffer());
     };
-    // the edge follows the publication within moments of the upload's answer
+    // measure a settled program: the same InRelease for 3 s means publishing has finished
     let inRelease = await fetchFile('dists/bookworm/InRelease');
-    for (let i = 0; !inRelease.includes('bench-large') && i < 50; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      inRelease = await fetchFile('dists/bookworm/InRelease');
+    for (let stable = 0; stable < 6; ) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const next = await fetchFile('dists/bookworm/InRelease');
+      stable = next.equals(inRelease) ? stable + 1 : 0;
+      inRelease = next;
     }
     const packagesPath = /\s(main\/binary-[a-z0-9]+\/Packages\.gz)$/m.exec(inRelease.toString())?.[1];
     if (!packagesPath) throw new Error('no Packages.gz in InRelease');
@@ -202,7 +210,7 @@ interface Row {
 
 const rows = (files: Published['files']): Row[] => [
   { name: `InRelease (${(files.inRelease.bytes.length / 1024).toFixed(1)} KB)`, path: files.inRelease.path, connections: 64 },
-  { name: `Packages.gz (${files.packagesGz.bytes.length} B)`, path: files.packagesGz.path, connections: 64 },
+  { name: `Packages.gz (${(files.packagesGz.bytes.length / 1024).toFixed(1)} KB)`, path: files.packagesGz.path, connections: 64 },
   { name: `package ${Math.round(files.small.bytes.length / 1024)} KB`, path: files.small.path, connections: 64 },
   { name: '304 If-None-Match (InRelease)', path: files.inRelease.path, conditional: true, connections: 64 },
   { name: `package ${Math.round(files.large.bytes.length / 1024 ** 2)} MB`, path: files.large.path, connections: 8, throughput: true },

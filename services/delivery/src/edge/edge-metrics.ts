@@ -9,10 +9,11 @@ export type FileKind = 'metadata' | 'package' | 'key';
  */
 export class EdgeMetrics {
   private readonly requests = new Map<string, number>();
-  private bytes = 0;
+  private readonly sent = { bytes: 0 };
 
   constructor(registry: Registry) {
     const pending = this.requests;
+    const sent = this.sent;
     new Counter({
       name: 'packyard_delivery_requests_total',
       help: 'apt/yum edge requests by file kind and HTTP status',
@@ -26,14 +27,13 @@ export class EdgeMetrics {
         pending.clear();
       },
     });
-    const metrics = this;
     new Counter({
       name: 'packyard_delivery_bytes_total',
       help: 'body bytes sent by the apt/yum edge',
       registers: [registry],
       collect() {
-        this.inc(metrics.bytes);
-        metrics.bytes = 0;
+        this.inc(sent.bytes);
+        sent.bytes = 0;
       },
     });
   }
@@ -41,6 +41,6 @@ export class EdgeMetrics {
   request(kind: FileKind | 'none', status: number, bytes: number): void {
     const key = `${kind} ${status}`;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    this.bytes += bytes;
+    this.sent.bytes += bytes;
   }
 }
