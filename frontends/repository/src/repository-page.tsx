@@ -20,9 +20,17 @@ function Breadcrumb({ workspaceId, workspaceName, repositoryName }: { workspaceI
           <Link to="/workspaces">Workspaces</Link>
         </li>
         <li>
+          <span className="pk-breadcrumb__separator" aria-hidden="true">
+            /
+          </span>
           <Link to={`/workspaces/${workspaceId}/repos`}>{workspaceName ?? '…'}</Link>
         </li>
-        <li aria-current="page">{repositoryName ?? '…'}</li>
+        <li>
+          <span className="pk-breadcrumb__separator" aria-hidden="true">
+            /
+          </span>
+          <span aria-current="page">{repositoryName ?? '…'}</span>
+        </li>
       </ol>
     </nav>
   );

@@ -161,7 +161,7 @@ function InstallationInstructions({ workspaceId, repository, tokens, knownTokens
           <div className="pk-stack">
             <Step title="Automated Installation">
               <p className="pk-muted">Detects the distribution, installs the signing key and adds the repository in one go.</p>
-              <CodeBlock code={withToken(commands.oneLiner, value)} copyLabel="Copy install command" />
+              <CodeBlock wrap code={withToken(commands.oneLiner, value)} copyLabel="Copy install command" />
               <div className="pk-row">
                 <CopyButton text={withToken(commands.oneLiner, value)} label="Copy" withText />
                 <Button icon="download" onClick={() => window.open(installScriptPath(repository, choice), '_blank', 'noopener,noreferrer')}>
@@ -172,17 +172,17 @@ function InstallationInstructions({ workspaceId, repository, tokens, knownTokens
             <div className="pk-stack">
               <h3 className="pk-section-title">Manual Installation</h3>
               <Step title="1. Download the install script">
-                <CodeBlock code={commands.downloadScript} copyLabel="Copy download command" />
+                <CodeBlock wrap code={commands.downloadScript} copyLabel="Copy download command" />
               </Step>
               <Step title="2. Make it executable">
-                <CodeBlock code={commands.makeExecutable} copyLabel="Copy chmod command" />
+                <CodeBlock wrap code={commands.makeExecutable} copyLabel="Copy chmod command" />
               </Step>
               <Step title="3. Run the installer with your token">
-                <CodeBlock code={withToken(commands.runInstaller, value)} copyLabel="Copy run command" />
+                <CodeBlock wrap code={withToken(commands.runInstaller, value)} copyLabel="Copy run command" />
               </Step>
             </div>
             <Step title="Update and install a package">
-              <CodeBlock code={exampleInstallCommand(repository.kind, firstPackage)} copyLabel="Copy example command" />
+              <CodeBlock wrap code={exampleInstallCommand(repository.kind, firstPackage)} copyLabel="Copy example command" />
             </Step>
           </div>
         )
@@ -198,7 +198,7 @@ export function InstallTab(props: InstallTabProps) {
   return (
     <div className="pk-stack">
       <Card>
-        <div className="pk-spread">
+        <div className="pk-spread pk-wrap">
           <div>
             <h2 className="pk-section-title">Repository Tokens</h2>
             <p className="pk-muted">Tokens let apt, dnf and yum read this repository (HTTP Basic, the token as user name).</p>

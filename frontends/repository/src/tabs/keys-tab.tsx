@@ -35,7 +35,7 @@ export function KeysTab({ repository }: { repository: Repository }) {
             ? 'Downloads the key into a keyring file named after this repository, which the APT source line points at.'
             : 'Imports the key into the RPM database so dnf and yum can check signatures.'}
         </p>
-        {keyCommand ? <CodeBlock code={keyCommand} copyLabel="Copy key command" /> : <p className="pk-muted">Loading...</p>}
+        {keyCommand ? <CodeBlock wrap code={keyCommand} copyLabel="Copy key command" /> : <p className="pk-muted">Loading...</p>}
       </Card>
       <Card>
         <h2 className="pk-section-title">Security Information</h2>

@@ -55,7 +55,7 @@ export function OverviewTab({ repository }: { repository: Repository }) {
             ? 'Add this repository to a Debian or Ubuntu machine. Replace YOUR_TOKEN with a repository token from the Install tab.'
             : 'Add this repository to a RedHat, CentOS or Fedora machine. Replace YOUR_TOKEN with a repository token from the Install tab.'}
         </p>
-        {snippets.isPending ? <p className="pk-muted">Loading...</p> : snippets.isError ? <p className="pk-alert">{snippets.error.message}</p> : <CodeBlock code={setupText ?? ''} copyLabel={repository.kind === 'DEB' ? 'Copy APT setup' : 'Copy YUM setup'} />}
+        {snippets.isPending ? <p className="pk-muted">Loading...</p> : snippets.isError ? <p className="pk-alert">{snippets.error.message}</p> : <CodeBlock wrap code={setupText ?? ''} copyLabel={repository.kind === 'DEB' ? 'Copy APT setup' : 'Copy YUM setup'} />}
       </Card>
     </div>
   );

@@ -91,7 +91,7 @@ export function PackagesTab(props: PackagesTabProps) {
 
   return (
     <div className="pk-stack">
-      <div className="pk-spread">
+      <div className="pk-spread pk-wrap">
         <label className="pk-search">
           <Icon name="search" size={17} />
           <span className="pk-visually-hidden">Search packages</span>
@@ -119,7 +119,7 @@ export function PackagesTab(props: PackagesTabProps) {
       ) : (
         <>
           <div className="pk-table-wrap">
-            <table className="pk-table" aria-label="Packages">
+            <table className="pk-table pk-packages-table" aria-label="Packages">
               <thead>
                 <tr>
                   <th scope="col">Package</th>
@@ -134,16 +134,16 @@ export function PackagesTab(props: PackagesTabProps) {
               <tbody>
                 {packages.data.items.map((pkg) => (
                   <tr key={pkg.id}>
-                    <td>
+                    <td data-label="Package">
                       <strong>{pkg.name}</strong>
                       <div className="pk-muted pk-mono pk-filename">{pkg.filename}</div>
                     </td>
-                    <td className="pk-mono">{pkg.version}</td>
-                    <td>{pkg.architecture}</td>
-                    <td>{formatBytes(pkg.sizeBytes)}</td>
-                    <td>{pkg.downloads}</td>
-                    <td>{formatDate(pkg.publishedAt)}</td>
-                    <td>
+                    <td data-label="Version" className="pk-mono">{pkg.version}</td>
+                    <td data-label="Architecture">{pkg.architecture}</td>
+                    <td data-label="Size">{formatBytes(pkg.sizeBytes)}</td>
+                    <td data-label="Downloads">{pkg.downloads}</td>
+                    <td data-label="Published">{formatDate(pkg.publishedAt)}</td>
+                    <td data-label="Actions">
                       <div className="pk-row pk-row--tight">
                         <IconButton label={`Download ${pkg.filename}`} icon="download" disabled={!ready || busy === pkg.id} onClick={() => void download(pkg)} />
                         <IconButton label={`Delete ${pkg.name} ${pkg.version}`} icon="trash" variant="danger" disabled={deletePackage.isPending} onClick={() => remove(pkg)} />
@@ -154,7 +154,7 @@ export function PackagesTab(props: PackagesTabProps) {
               </tbody>
             </table>
           </div>
-          <nav className="pk-spread" aria-label="Pages">
+          <nav className="pk-spread pk-wrap" aria-label="Pages">
             <span className="pk-muted">
               Page {page + 1} of {pages} · {PACKAGE_PAGE_SIZE} per page
             </span>

@@ -133,7 +133,7 @@ export function UploadTab({ workspaceId, repository }: { workspaceId: string; re
 
       {queue.length > 0 && (
         <Card>
-          <div className="pk-spread">
+          <div className="pk-spread pk-wrap">
             <h2 className="pk-section-title">Upload Queue ({queue.length})</h2>
             <div className="pk-row">
               <Button variant="primary" icon="upload" disabled={pending === 0 || busy} onClick={() => void uploadAll()}>
@@ -175,6 +175,7 @@ export function UploadTab({ workspaceId, repository }: { workspaceId: string; re
       )}
 
       <div className="pk-notice" role="note">
+        <div>
         <strong>Upload instructions</strong>
         <ul>
           <li>Select the distribution the packages are built for before adding files. Uploads without a distribution are rejected.</li>
@@ -183,6 +184,7 @@ export function UploadTab({ workspaceId, repository }: { workspaceId: string; re
           </li>
           <li>Packages are signed and published for the chosen distribution a few seconds after the upload.</li>
         </ul>
+        </div>
       </div>
     </div>
   );
