@@ -38,10 +38,9 @@ export const repositoryModule = defineModule({
       value: undefined,
       // publishing signs through the signing module, reachable once every module has started
       start: () => publisher.start(),
-      stop: async () => {
-        await publisher.stop();
-        await es.stop();
-      },
+      // drained before any module stops: a build in flight still reaches signing
+      drain: () => publisher.stop(),
+      stop: () => es.stop(),
     };
   },
 });
