@@ -25,6 +25,9 @@ import {
 // dnf and zypper with their own roots. Everything goes through the public API (upload,
 // tokens, snippets) and the apt/yum edge, as a customer would do it.
 
+// as behind a CDN or reverse proxy: the origin in instructions comes from X-Forwarded-*
+const PROGRAM_ENV = { TRUST_PROXY: 'true' };
+
 interface Snippets {
   apt: string;
   yum: string;
@@ -92,7 +95,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
     (await runInRoot(root, 'dpkg-query -W -f \'${Version}\' "$1" 2>/dev/null || true', [name])).stdout;
 
   beforeAll(async () => {
-    packyard = await startPackyard();
+    packyard = await startPackyard({ env: PROGRAM_ENV });
     dataDir = packyard.dataDir;
     const email = `delivery-${Date.now()}@example.com`;
     const registered = await fetch(`${packyard.url}/api/v1/auth/register`, {
@@ -161,6 +164,19 @@ describe('apt, dnf and zypper install from Packyard', () => {
     expect(bandwidthBytesMonth).toBeGreaterThan(1000);
   }, 300_000);
 
+  it('builds the instructions for the origin the console was reached at (X-Forwarded-* behind a trusted proxy)', async () => {
+    const repository = await createRepository('forwarded', 'DEB');
+    const response = await fetch(`${packyard.url}/api/v1/repos/${repository.id}/snippets`, {
+      headers: { authorization: `Bearer ${idToken}`, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'packages.example.com' },
+    });
+    const forwarded = (await response.json()) as Snippets;
+    expect(forwarded.repositoryUrl).toBe('https://packages.example.com/deb/acme-delivery/forwarded');
+    expect(forwarded.setupCommands.oneLiner).toContain(`'https://packages.example.com/api/install-deb.sh?repo=${repository.id}&codename=bookworm&component=main'`);
+    const script = await fetch(`${packyard.url}/api/install-deb.sh?repo=${repository.id}`, { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'packages.example.com' } });
+    expect(script.headers.get('content-type')).toMatch(/^text\/x-shellscript/);
+    expect(await script.text()).toContain("REPOSITORY_URL='https://packages.example.com/deb/acme-delivery/forwarded'");
+  });
+
   it('the manual APT instructions work verbatim for every codename and component the console offers', async () => {
     // a repository's packages live in its own component (the others are published empty),
     // so each component is tried with a repository created with it
@@ -194,6 +210,12 @@ describe('apt, dnf and zypper install from Packyard', () => {
     const { repositoryUrl, publicKeyUrl, yum } = await snippets(repository.id);
     expect(yum).toContain(`baseurl=${repositoryUrl}/el/$releasever`);
     const el9 = { id: 'rpms', baseUrl: `${repositoryUrl}/el/9`, publicKeyUrl, token };
+    // both key URLs answer without a token; repomd.xml itself does not
+    const repomdKey = await fetch(`${el9.baseUrl}/repodata/repomd.xml.key`);
+    expect(repomdKey.status).toBe(200);
+    expect(await repomdKey.text()).toContain('BEGIN PGP PUBLIC KEY BLOCK');
+    expect((await fetch(publicKeyUrl)).status).toBe(200);
+    expect((await fetch(`${el9.baseUrl}/repodata/repomd.xml`)).status).toBe(401);
 
     const dnfHome = await dnfRoot(el9);
     rpmRoots.push(dnfHome);
@@ -324,7 +346,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
     const before = await inRelease(packyard.url);
 
     await packyard.stop();
-    packyard = await startPackyard({ dataDir: packyard.dataDir });
+    packyard = await startPackyard({ dataDir: packyard.dataDir, env: PROGRAM_ENV });
     expect(await inRelease(packyard.url)).toBe(before);
   }, 120_000);
 });
