@@ -46,6 +46,10 @@ import { KeyRing } from '@packyard/signing/keys/key-ring';
 const cacheDir = process.env.BENCH_CACHE ?? join(tmpdir(), 'packyard-bench-corpus');
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SIZES = (process.env.BENCH_SIZES ?? '5000,10000').split(',').map(Number);
+/** which tools to run, e.g. BENCH_TOOLS=packyard (default: all four) */
+const TOOLS = new Set((process.env.BENCH_TOOLS ?? 'packyard,reprepro,aptly,createrepo').split(','));
+/** which repository kinds, e.g. BENCH_KINDS=DEB (default: DEB,RPM) */
+const KINDS = new Set((process.env.BENCH_KINDS ?? 'DEB,RPM').split(','));
 const GNUPGHOME = join(cacheDir, 'reference-gnupg');
 const KEY_UID = 'Packyard bench <bench@packyard.invalid>';
 
@@ -210,15 +214,16 @@ async function main() {
         return file;
       }),
     );
-    await packyardCase('DEB', count, debs, debExtras.slice(0, RUNS + 1));
-    await repreproCase(count, debs, debExtras.slice(RUNS + 1, 2 * RUNS + 1));
-    await aptlyCase(count, debs, debExtras.slice(2 * RUNS + 1, 3 * RUNS + 1));
+    if (TOOLS.has('packyard')) await packyardCase('DEB', count, debs, debExtras.slice(0, RUNS + 1));
+    if (TOOLS.has('reprepro')) await repreproCase(count, debs, debExtras.slice(RUNS + 1, 2 * RUNS + 1));
+    if (TOOLS.has('aptly')) await aptlyCase(count, debs, debExtras.slice(2 * RUNS + 1, 3 * RUNS + 1));
+    if (!KINDS.has('RPM') || (!TOOLS.has('packyard') && !TOOLS.has('createrepo'))) continue;
 
     const rpms = await buildCorpus('rpm', count, cacheDir);
     const rpmExtras: string[] = [];
     for (let i = 0; i < 2 * RUNS + 1; i++) rpmExtras.push(await buildRpm({ name: uniqueName('extra', i), version: '1.0', release: '1', arch: 'noarch' }, extrasDir));
-    await packyardCase('RPM', count, rpms, rpmExtras.slice(0, RUNS + 1));
-    await createrepoCase(count, rpms, rpmExtras.slice(RUNS + 1));
+    if (TOOLS.has('packyard')) await packyardCase('RPM', count, rpms, rpmExtras.slice(0, RUNS + 1));
+    if (TOOLS.has('createrepo')) await createrepoCase(count, rpms, rpmExtras.slice(RUNS + 1));
   }
   await rm(extrasDir, { recursive: true, force: true });
   console.log('\nmedians (s):');

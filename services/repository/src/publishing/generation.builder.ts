@@ -109,7 +109,8 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
     components,
     description: `Packyard repository ${repository.workspaceSlug}/${repository.name} for ${target.distro} ${target.version}`,
   });
-  const metadata = indices.map((file) => indexFile(`${root}/${file.path}`, file.bytes));
+  // the same bytes and digests under their path below the distribution root
+  const metadata = indices.map((file) => ({ ...file, path: `${root}/${file.path}` }));
   const signable = indexFile(`${root}/Release`, Buffer.from(release, 'utf8'));
   const aliases = indices.flatMap((file, index) => byHashPaths(file).map((path) => ({ path: `${root}/${path}`, of: metadata[index] })));
   return { metadata: [...metadata, signable], signable, aliases, pool };
