@@ -151,4 +151,11 @@ describe('package pipeline through the API', () => {
     expect((await storedFiles(packyard)).filter((file) => freed.includes(file)).length).toBe(freed.length - 1);
     await expect.poll(async () => (await publishedFile(packyard, await kali(), 'dists/kali-rolling/main/binary-amd64/Packages')).toString(), { timeout: 10_000 }).not.toMatch(/short-lived/);
   });
+
+  it('frees a deleted repository’s packages and index files', async () => {
+    const ofRepository = async () => (await storedFiles(packyard)).filter((file) => file.startsWith(`packages/${rpmRepo.id}/`) || file.startsWith(`indices/${rpmRepo.id}/`));
+    expect((await ofRepository()).length).toBeGreaterThan(0);
+    expect((await session.call('DELETE', rpmRepo.path)).status).toBe(204);
+    await expect.poll(ofRepository, { timeout: 15_000 }).toEqual([]);
+  });
 });

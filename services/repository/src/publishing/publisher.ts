@@ -142,6 +142,9 @@ export class Publisher {
       for (const stream of this.publications.keys()) if (stream.startsWith(publicationStream(repositoryId, ''))) this.publications.delete(stream);
       clearTimeout(this.timers.get(repositoryId));
       this.timers.delete(repositoryId);
+      await this.building.get(repositoryId);
+      // its index generations go with it (its package files are freed by artifact)
+      for await (const key of this.options.blobs.list(`${indexBlobPrefix(repositoryId)}/`)) await this.options.blobs.delete(key);
     }
   }
 
