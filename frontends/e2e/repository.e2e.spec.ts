@@ -159,6 +159,7 @@ describe('repository page (1280 px)', () => {
     await visible('Copied');
     expect(await clipboard()).toBe(`${program.url}/deb/acme/${debRepo.name}`);
     expect(await openedByClick(button('View Public Repository'))).toBe(`${program.url}/deb/acme/${debRepo.name}`);
+    await button('Copy Repository URL').waitFor();
     await screenshot(page, 'repository-overview');
   });
 
@@ -530,6 +531,8 @@ describe('repository page (375 px)', () => {
       if (name === 'keys') await page.waitForFunction(() => (document.getElementById('public-key-url') as HTMLInputElement | null)?.value.endsWith('/gpg.key'));
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow, `${name} scrolls sideways`).toBeLessThanOrEqual(0);
+      const hiddenTabs = await page.getByRole('tablist').evaluate((list) => list.scrollWidth - list.clientWidth);
+      expect(hiddenTabs, 'all five tabs fit').toBeLessThanOrEqual(0);
       await screenshot(page, `repository-${name}`);
     }
     await page.goto(at(`/workspaces/${workspaceId}/repos/no-such-repository`));

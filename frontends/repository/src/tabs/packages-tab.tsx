@@ -1,8 +1,9 @@
 import { Button, EmptyState, ErrorPanel, formatBytes, formatDate, Icon, IconButton, type Repository, Spinner } from '@packyard/console-kit';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { KnownTokens } from '../repository-page';
 import { basicAuthorization, DOWNLOAD_NEEDS_TOKEN, PACKAGE_PAGE_SIZE, packageDeleteConfirmation, packageFileUrl, pageCount } from '../repository-rules';
-import { type RepositoryPackage, useDeletePackage, usePackages, useRepoTokens, useRevealRepoToken, useSnippets } from '../repository-resources';
+import { packageKeys, type RepositoryPackage, useDeletePackage, usePackages, useRepoTokens, useRevealRepoToken, useSnippets } from '../repository-resources';
 
 const SEARCH_DELAY_MS = 250;
 
@@ -18,7 +19,8 @@ interface PackagesTabProps {
  * Basic user (the API offers no download route for the ID token). The page uses a token
  * whose value it holds, else reveals the first active one, then saves the bytes.
  */
-function useDownload({ repository, knownTokens, rememberToken }: Omit<PackagesTabProps, 'workspaceId'>) {
+function useDownload({ workspaceId, repository, knownTokens, rememberToken }: PackagesTabProps) {
+  const queryClient = useQueryClient();
   const snippets = useSnippets(repository.id);
   const tokens = useRepoTokens(repository.id);
   const reveal = useRevealRepoToken(repository.id);
@@ -55,6 +57,8 @@ function useDownload({ repository, knownTokens, rememberToken }: Omit<PackagesTa
       link.click();
       link.remove();
       setTimeout(() => URL.revokeObjectURL(objectUrl), 30_000);
+      // The download counts: show the new figure.
+      void queryClient.invalidateQueries({ queryKey: packageKeys.inRepository(workspaceId, repository.id) });
     } catch (failure) {
       setError(`Download of ${pkg.filename} failed: ${failure instanceof Error ? failure.message : String(failure)}`);
     } finally {

@@ -151,7 +151,7 @@ export function UploadTab({ workspaceId, repository }: { workspaceId: string; re
                   <Icon name={STATUS_ICONS[item.status]} size={20} />
                 </span>
                 <div className="pk-upload-item__body">
-                  <div className="pk-row pk-row--tight">
+                  <div className="pk-row pk-upload-item__title">
                     <strong className="pk-upload-item__name">{item.file.name}</strong>
                     {item.distribution && <Badge tone="blue">{item.distribution}</Badge>}
                   </div>
@@ -160,7 +160,7 @@ export function UploadTab({ workspaceId, repository }: { workspaceId: string; re
                   </div>
                   {item.status === 'uploading' && <ProgressBar percent={item.progress} label={`Uploading ${item.file.name}`} />}
                 </div>
-                <div className="pk-row pk-row--tight">
+                <div className="pk-row pk-row--tight pk-upload-item__actions">
                   <Button size="sm" icon="upload" disabled={!canStartUpload(item) || busy} onClick={() => void uploadOne(item)}>
                     Upload
                   </Button>
