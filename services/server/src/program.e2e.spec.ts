@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKYARD_BIN, startPackyard, type RunningPackyard } from '@packyard/testing';
+import { PACKYARD_BIN, REPO_ROOT, startPackyard, type RunningPackyard } from '@packyard/testing';
 
 const run = promisify(execFile);
 const errorLines = (output: string) =>
@@ -154,6 +155,23 @@ describe('request bodies', () => {
       const malformed = await fetch(`${packyard.url}/api/v1/workspaces`, { method: 'POST', headers: auth, body: '{"name":' });
       expect(malformed.status).toBe(400);
       expect(await malformed.json()).toMatchObject({ status: 400, message: expect.stringContaining('not valid JSON') });
+    } finally {
+      await packyard.dispose();
+    }
+  });
+});
+
+const BUNDLE = `${REPO_ROOT}/services/server/dist/main.mjs`;
+describe.skipIf(!existsSync(BUNDLE))('the built program that npm start runs (skipped until `npm run build`)', () => {
+  it('serves health, the console and the install scripts from the bundle', async () => {
+    const started = performance.now();
+    const packyard = await startPackyard({ bin: BUNDLE });
+    try {
+      console.log(`bundle start to healthy: ${Math.round(performance.now() - started)} ms`);
+      expect((await fetch(`${packyard.url}/api/actuator/health`)).status).toBe(200);
+      expect(await (await fetch(`${packyard.url}/`)).text()).toMatch(/<html/i);
+      const script = await fetch(`${packyard.url}/api/install-deb.sh?repo=unknown`);
+      expect(script.status).toBe(404);
     } finally {
       await packyard.dispose();
     }

@@ -22,6 +22,8 @@ export interface RunningPackyard {
 }
 
 export interface StartOptions {
+  /** the program to run (default: the source entrypoint through tsx) */
+  bin?: string;
   targets?: string[];
   env?: Record<string, string>;
   dataDir?: string;
@@ -38,7 +40,7 @@ export interface StartOptions {
 export async function startPackyard(options: StartOptions = {}): Promise<RunningPackyard> {
   const ownDataDir = !options.dataDir;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'packyard-test-'));
-  const args = [PACKYARD_BIN, ...(options.targets ? [`--target=${options.targets.join(',')}`] : [])];
+  const args = [options.bin ?? PACKYARD_BIN, ...(options.targets ? [`--target=${options.targets.join(',')}`] : [])];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env },
