@@ -1,4 +1,5 @@
-import { busModule, defineModule, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { Histogram } from 'prom-client';
+import { busModule, defineModule, grpcClientsModule, grpcServerModule, httpServerModule, metricsModule, openModuleStores, startEventSourcing } from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
@@ -18,7 +19,7 @@ const projections = [repositoriesProjection, publishablePackagesProjection, publ
 export const repositoryModule = defineModule({
   name: 'repository',
   description: 'repositories, their package sets, index building and atomic publication',
-  deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule, blobStoreModule],
+  deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule, blobStoreModule, metricsModule],
   projections,
   init: async (ctx) => {
     const stores = await openModuleStores(ctx.config, 'repository');
@@ -32,7 +33,20 @@ export const repositoryModule = defineModule({
     });
     const clients = ctx.use(grpcClientsModule);
     ctx.use(grpcServerModule).server.add(RepositoryServiceDefinition, repositoryHandlers(es, clients.client(WorkspaceServiceDefinition, 'workspace')));
-    const publisher = new Publisher({ es, blobs: ctx.use(blobStoreModule), signing: clients.client(SigningServiceDefinition, 'signing'), logger: ctx.logger });
+    const publishSeconds = new Histogram({
+      name: 'packyard_repository_publish_seconds',
+      help: 'Time to build, sign and publish the changed distributions of a repository, by kind.',
+      labelNames: ['kind'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [ctx.use(metricsModule)],
+    });
+    const publisher = new Publisher({
+      es,
+      blobs: ctx.use(blobStoreModule),
+      signing: clients.client(SigningServiceDefinition, 'signing'),
+      logger: ctx.logger,
+      onPublished: (kind, seconds) => publishSeconds.observe({ kind }, seconds),
+    });
     ctx.use(grpcServerModule).server.add(PublishingServiceDefinition, publishingHandlers(es, publisher));
     return {
       value: undefined,

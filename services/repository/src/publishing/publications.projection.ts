@@ -10,19 +10,33 @@ export interface PublicationGenerationDocument {
   publication: IndexPublished;
 }
 
+/** which generations of a distribution have a document, so older ones are dropped without reading any */
+interface ReadableGenerationsDocument {
+  /** `<repositoryId>|<distro/version>` */
+  id: string;
+  generations: number[];
+}
+
 export const PUBLICATION_GENERATIONS = 'publication_generations';
+const READABLE_GENERATIONS = 'publication_readable_generations';
+
+const generationId = (publication: Pick<IndexPublished, 'repositoryId' | 'distribution'>, generation: number) =>
+  `${publication.repositoryId}|${publication.distribution}|${generation}`;
 
 /** The readable generations of every distribution: the current one and those IndexPublished retains. */
 export const publicationsProjection: Projection = {
   name: 'publications',
-  collections: [PUBLICATION_GENERATIONS],
+  collections: [PUBLICATION_GENERATIONS, READABLE_GENERATIONS],
   async handle(event, readModels) {
     if (event.type !== 'IndexPublished') return;
     const publication = event.data as IndexPublished;
-    const generations = readModels.collection<PublicationGenerationDocument>(PUBLICATION_GENERATIONS);
     const { repositoryId, distribution, generation } = publication;
-    await generations.upsert({ id: `${repositoryId}|${distribution}|${generation}`, repositoryId, distribution, generation, publication });
-    const kept = new Set([generation, ...publication.retainedGenerations]);
-    for (const doc of await generations.find({ repositoryId, distribution })) if (!kept.has(doc.generation)) await generations.delete(doc.id);
+    const generations = readModels.collection<PublicationGenerationDocument>(PUBLICATION_GENERATIONS);
+    const readable = readModels.collection<ReadableGenerationsDocument>(READABLE_GENERATIONS);
+    await generations.upsert({ id: generationId(publication, generation), repositoryId, distribution, generation, publication });
+    const kept = [generation, ...publication.retainedGenerations];
+    const before = (await readable.get(`${repositoryId}|${distribution}`))?.generations ?? [];
+    for (const old of before) if (!kept.includes(old)) await generations.delete(generationId(publication, old));
+    await readable.upsert({ id: `${repositoryId}|${distribution}`, generations: kept });
   },
 };

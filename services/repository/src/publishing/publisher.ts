@@ -25,6 +25,8 @@ export interface PublisherOptions {
   debounceMs?: number;
   /** distributions of one repository built at once */
   concurrency?: number;
+  /** heard after every completed build (for the publish latency metric) */
+  onPublished?: (kind: string, seconds: number) => void;
 }
 
 /** what changed in a repository since its last build */
@@ -188,6 +190,7 @@ export class Publisher {
         this.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), date),
       );
       logger.debug({ repositoryId, distributions: targets.length, packages: packages.length, ms: Math.round(performance.now() - started) }, 'indices published');
+      this.options.onPublished?.(repository.kind, (performance.now() - started) / 1000);
       const snapshot = new Set(packages.map((pkg) => pkg.id));
       this.published.set(repositoryId, snapshot);
       for (const waiter of this.waiters.get(repositoryId) ?? []) if (snapshot.has(waiter.packageId)) waiter.resolve(true);
