@@ -12,4 +12,6 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'warn',
     },
   },
+  // k6 scripts run in k6's runtime, which provides __ENV
+  { files: ['loadtests/k6/**/*.js'], languageOptions: { globals: { __ENV: 'readonly' } } },
 );

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The README's test command: typecheck, then every vitest project (unit, int, e2e),
+// The README's test command: typecheck and lint, then every vitest project (unit, int, e2e),
 // then one closing line "N passed, N failed, N skipped".
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -16,6 +16,13 @@ if (typecheck.status === 0) passed++;
 else {
   failed++;
   console.error('typecheck failed');
+}
+
+const lint = spawnSync('npx', ['eslint', '.'], { stdio: 'inherit' });
+if (lint.status === 0) passed++;
+else {
+  failed++;
+  console.error('lint failed');
 }
 
 const report = join(mkdtempSync(join(tmpdir(), 'packyard-vitest-')), 'report.json');

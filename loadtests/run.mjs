@@ -51,7 +51,8 @@ const client = {
 };
 const check = (name, ok) => {
   const entry = checks.get(name) ?? { passed: 0, failed: 0 };
-  ok ? entry.passed++ : entry.failed++;
+  if (ok) entry.passed++;
+  else entry.failed++;
   checks.set(name, entry);
 };
 
