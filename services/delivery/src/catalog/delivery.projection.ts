@@ -1,7 +1,7 @@
 import { isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { IndexPublished, RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
-import type { PublicationRecord, RepositoryRecord } from './served-file';
+import { entryPointDates, type PublicationRecord, type RepositoryRecord } from './served-file';
 
 export const REPOSITORIES = 'delivery_repositories';
 export const PUBLICATIONS = 'delivery_publications';
@@ -78,6 +78,8 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
               component: '',
             });
           }
+          const existing = await publications.find({ repositoryId: data.repositoryId, distribution: data.distribution });
+          const previous = existing.filter((old) => old.generation < data.generation).sort((a, b) => b.generation - a.generation)[0];
           await publications.upsert({
             id: `${data.repositoryId}|${data.distribution}|${data.generation}`,
             repositoryId: data.repositoryId,
@@ -88,9 +90,10 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
             publishedAt: data.publishedAt,
             retainedGenerations: data.retainedGenerations,
             files: data.files,
+            lastModified: entryPointDates(previous, data.files, data.publishedAt),
           });
           const kept = new Set([data.generation, ...data.retainedGenerations]);
-          for (const old of await publications.find({ repositoryId: data.repositoryId, distribution: data.distribution })) {
+          for (const old of existing) {
             if (old.generation < data.generation && !kept.has(old.generation)) await publications.delete(old.id);
           }
           return onChange({ kind: 'repository', repositoryId: data.repositoryId });

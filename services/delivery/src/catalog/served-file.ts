@@ -28,6 +28,8 @@ export interface PublicationRecord {
   /** generations of the same distribution to keep readable besides this one */
   retainedGenerations: number[];
   files: IndexFile[];
+  /** Last-Modified (ms) of the paths whose bytes change between generations (see entryPointDates) */
+  lastModified: Record<string, number>;
 }
 
 /** A file the edge answers, with every header it sends precomputed. */
@@ -118,6 +120,26 @@ export function servedFile(repositoryId: string, file: IndexFile, lastModifiedMs
 const wholeSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
 
 /**
+ * Last-Modified of the paths that change meaning (InRelease, Release, Packages, repomd.xml):
+ * strictly later than the previous generation's whenever the bytes differ. Two generations
+ * published within one second would otherwise share a date, and a client asking
+ * If-Modified-Since with the first one's would be told 304 about the second forever.
+ */
+export function entryPointDates(previous: PublicationRecord | undefined, files: readonly IndexFile[], publishedAt: string): Record<string, number> {
+  const own = wholeSeconds(publishedAt);
+  const dates: Record<string, number> = {};
+  for (const file of files) {
+    if (isContentAddressed(file)) continue;
+    const before = previous?.files.find((candidate) => candidate.path === file.path);
+    const beforeDate = before ? (previous!.lastModified?.[file.path] ?? wholeSeconds(previous!.publishedAt)) : undefined;
+    if (beforeDate === undefined) dates[file.path] = own;
+    else if (before!.sha256 === file.sha256) dates[file.path] = beforeDate;
+    else dates[file.path] = Math.max(own, beforeDate + 1000);
+  }
+  return dates;
+}
+
+/**
  * Every URL path of a repository and its file, from the publications delivery keeps:
  * per distribution the newest generation and the ones it retains. A path keeps the date
  * of the oldest generation that had the same bytes under it (so If-Modified-Since stays
@@ -144,7 +166,7 @@ export function servedFiles(repository: RepositoryRecord, publications: readonly
       const path = filePath(repository, publication, file.path);
       const previous = files.get(path);
       if (previous && previous.sha256 === file.sha256) continue;
-      files.set(path, servedFile(repository.id, file, at));
+      files.set(path, servedFile(repository.id, file, publication.lastModified?.[file.path] ?? at));
     }
   }
   return files;
