@@ -10,7 +10,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
-          include: ['{services,frontends}/**/*.e2e.spec.{ts,tsx}'],
+          include: ['{services,frontends,loadtests}/**/*.e2e.spec.{ts,tsx}'],
           exclude: ['**/node_modules/**'],
           testTimeout: 180_000,
           hookTimeout: 600_000,
