@@ -10,6 +10,8 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'warn',
+      // a `let` that a closure reads before its one assignment cannot be a const
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
   // k6 scripts run in k6's runtime, which provides __ENV

@@ -178,7 +178,7 @@ export class Publisher {
     const work = this.dirty.get(repositoryId);
     if (!work) return;
     this.dirty.delete(repositoryId);
-    const { es, logger } = this.options;
+    const { logger } = this.options;
     try {
       const repository = this.repositories.get(repositoryId);
       if (!repository) return;
