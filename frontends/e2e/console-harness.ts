@@ -10,7 +10,8 @@ const FRONTENDS = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The committed screenshots are refreshed on request only, so a test run leaves the checkout clean. */
 export const SCREENSHOTS = process.env.PACKYARD_UPDATE_SCREENSHOTS ? join(FRONTENDS, 'screenshots') : mkdtempSync(join(tmpdir(), 'packyard-screenshots-'));
 // Remotes first: the shell's build ends with a size report that reads their manifests.
-const CONSOLE_PROJECTS = ['@packyard/workspaces', '@packyard/tokens', '@packyard/settings', '@packyard/shell'];
+// the remotes first: the shell's build ends with a size report that reads every manifest
+const CONSOLE_PROJECTS = ['@packyard/repository-console', '@packyard/workspaces', '@packyard/tokens', '@packyard/settings', '@packyard/shell'];
 
 /** The repository remote is built by its own project; until it exists, the shell must show a panel. */
 export const REPOSITORY_REMOTE_BUILT = existsSync(join(FRONTENDS, 'repository', 'dist', 'mf-manifest.json'));
@@ -27,6 +28,8 @@ const CHROMIUM_ARGS = [
 
 /** Production builds, as the single-node program serves them (it lists remotes at start-up). */
 export function buildConsole(): void {
+  // CI builds everything just before the tests (`npm run build`) and says so
+  if (process.env.PACKYARD_CONSOLE_PREBUILT) return;
   for (const project of CONSOLE_PROJECTS) {
     execFileSync('npm', ['run', 'build', '--silent', '-w', project], { cwd: join(FRONTENDS, '..'), stdio: 'pipe', env: { ...process.env, NODE_ENV: 'production' } });
   }

@@ -91,9 +91,7 @@ async function countRequests(pattern: RegExp, action: () => Promise<void>): Prom
 }
 
 beforeAll(async () => {
-  // The remote first: the shell's build ends with a size report that reads every manifest.
-  execFileSync('npm', ['run', 'build', '--silent', '-w', '@packyard/repository-console'], { cwd: join(import.meta.dirname, '..', '..'), stdio: 'pipe', env: { ...process.env, NODE_ENV: 'production' } });
-  if (!process.env.PACKYARD_CONSOLE_PREBUILT) buildConsole();
+  buildConsole();
   work = mkdtempSync(join(tmpdir(), 'packyard-repository-e2e-'));
   program = await startPackyard();
   user = await registerUser(program);
