@@ -1,3 +1,4 @@
+import { ANY_DISTRO, INSTALL_CODENAMES as SERVER_INSTALL_CODENAMES, INSTALL_COMPONENTS } from '@packyard/formats/distributions';
 import type { Repository, RepositoryKind } from '@packyard/console-kit';
 
 // The repository page's constants, texts and rules (console spec §2, §4, §5, §9), as
@@ -70,24 +71,12 @@ export const DOWNLOAD_NEEDS_TOKEN = 'Create a repository token on the Install ta
 
 // --- Upload -----------------------------------------------------------------------------
 
-const ANY_DISTRO = 'any-distro';
+
 
 export const DISTRIBUTION_PROMPT = '-- Select Distribution (Required) --';
 
-export const DEB_UPLOAD_DISTRIBUTIONS = [
-  'ubuntu/noble', 'ubuntu/jammy', 'ubuntu/focal', 'ubuntu/bionic', 'ubuntu/xenial', 'ubuntu/any-version',
-  'debian/bookworm', 'debian/bullseye', 'debian/buster', 'debian/stretch', 'debian/any-version',
-  'elementaryos/juno', 'elementaryos/jolnir', 'elementaryos/hera', 'elementaryos/freya', 'elementaryos/any-version',
-  'kali/kali-rolling', 'kali/any-version',
-  'any-distro/any-version',
-] as const;
-
-export const RPM_UPLOAD_DISTRIBUTIONS = [
-  'el/9', 'el/8', 'el/7', 'fedora/39', 'fedora/38', 'fedora/37', 'opensuse/tumbleweed', 'opensuse/leap-15.5',
-  'any-distro/any-version',
-] as const;
-
-export const uploadDistributions = (kind: RepositoryKind): readonly string[] => (kind === 'DEB' ? DEB_UPLOAD_DISTRIBUTIONS : RPM_UPLOAD_DISTRIBUTIONS);
+// The distribution lists and install choices have one home, shared with the server (spec §9).
+export { DEB_UPLOAD_DISTRIBUTIONS, RPM_UPLOAD_DISTRIBUTIONS, uploadDistributions } from '@packyard/formats/distributions';
 
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const MAX_UPLOAD_LABEL = '100 MB';
@@ -172,15 +161,9 @@ export const SECURITY_NOTES = [
 
 // --- Install ----------------------------------------------------------------------------
 
-export const INSTALL_CODENAMES = [
-  { value: 'noble', label: 'noble (Ubuntu 24.04)' },
-  { value: 'jammy', label: 'jammy (Ubuntu 22.04)' },
-  { value: 'focal', label: 'focal (Ubuntu 20.04)' },
-  { value: 'bookworm', label: 'bookworm (Debian 12)' },
-  { value: 'bullseye', label: 'bullseye (Debian 11)' },
-] as const;
+export const INSTALL_CODENAMES = SERVER_INSTALL_CODENAMES.map(({ codename, label }) => ({ value: codename, label: `${codename} (${label})` }));
 
-export const INSTALL_COMPONENTS = ['main', 'contrib', 'non-free'] as const;
+export { INSTALL_COMPONENTS };
 
 /** The repository's own codename when it is one of the choices, else noble (§9). */
 export function defaultInstallCodename(repository: Pick<Repository, 'codename'>): string {
