@@ -71,8 +71,6 @@ export const DOWNLOAD_NEEDS_TOKEN = 'Create a repository token on the Install ta
 
 // --- Upload -----------------------------------------------------------------------------
 
-
-
 export const DISTRIBUTION_PROMPT = '-- Select Distribution (Required) --';
 
 // The distribution lists and install choices have one home, shared with the server (spec §9).
