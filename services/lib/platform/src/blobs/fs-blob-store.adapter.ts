@@ -24,6 +24,8 @@ async function fsync(path: string): Promise<void> {
  * `.tmp/`, are fsynced, then renamed into place, so a reader (or a crash) never sees a
  * half-written file. The SHA-256 of each blob sits beside it under `.meta/`.
  */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
 export class FsBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
@@ -87,7 +89,8 @@ export class FsBlobStore implements BlobStore {
       if (!stats.isFile()) throw new BlobNotFoundError(key);
       const { size } = stats;
       const bounds = range ? resolveRange(range, size) : undefined;
-      return handle.createReadStream(bounds ?? {});
+      // 1 MiB reads: a 50 MB package costs 50 reads and writes instead of 800
+      return handle.createReadStream({ ...bounds, highWaterMark: READ_CHUNK_BYTES });
     } catch (error) {
       await handle.close();
       throw error;
