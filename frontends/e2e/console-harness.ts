@@ -97,6 +97,8 @@ export function answerNextConfirm(page: Page, accept: boolean): Promise<string> 
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
+  // a full-page capture keeps the scroll position: sticky parts would be drawn where they sit mid-scroll
+  await page.evaluate(() => window.scrollTo(0, 0));
   await pause(250);
   const width = page.viewportSize()?.width ?? 0;
   await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });

@@ -196,6 +196,8 @@ describe('repository page (1280 px)', () => {
     await tab('Overview').click();
     expect((await page.locator('.pk-code code').first().innerText()).split('\n')[0]).toBe(keyCommand);
     await tab('Keys').click();
+    // allInnerTexts does not wait: the tab renders after the click
+    await page.locator('.pk-security-list li').first().waitFor();
     const notes = await page.locator('.pk-security-list li').allInnerTexts();
     expect(notes.map((note) => note.trim())).toEqual([
       'All packages in this repository are signed with its GPG key.',

@@ -43,10 +43,14 @@ export class FsBlobStore implements BlobStore {
     const temporary = join(this.root, '.tmp', randomUUID());
     await mkdir(dirname(temporary), { recursive: true });
     const limiter = new HashingLimiter(options.maxBytes);
+    const file = createWriteStream(temporary, { flags: 'wx' });
     try {
-      await pipeline(body, limiter, createWriteStream(temporary, { flags: 'wx' }));
+      await pipeline(body, limiter, file);
       await fsync(temporary);
     } catch (error) {
+      // a body that fails at once can fail before the file is open: removed before the
+      // stream closes, the pending open (on another libuv thread) would create it again
+      if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
       await rm(temporary, { force: true });
       throw error;
     }

@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
 import { blobStoreContract } from '@packyard/testing/contracts/blob-store.contract';
 import { createBlobStore } from './blob-store.factory';
 
@@ -15,3 +18,21 @@ blobStoreContract(
   },
   { noPresignedGet: 'a filesystem has no URLs; delivery serves these blobs itself' },
 );
+
+describe('filesystem blob store', () => {
+  it('leaves no temporary file behind when the body fails before the file is open', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'packyard-blobs-'));
+    try {
+      const store = await createBlobStore({ kind: 'fs', dir });
+      for (let attempt = 0; attempt < 20; attempt++) {
+        // as when the parser gives up while the store is still preparing its temporary file
+        const failingAtOnce = new PassThrough();
+        failingAtOnce.destroy(new Error('not a package'));
+        await expect(store.putContentAddressed('packages/r', failingAtOnce)).rejects.toThrow('not a package');
+      }
+      expect(await readdir(join(dir, '.tmp'))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
