@@ -52,7 +52,7 @@ function receiveForm(raw: IncomingMessage, blobs: BlobStore, key: string, maxByt
         return;
       }
       filename = info.filename ?? '';
-      staging = blobs.put(key, stream, { maxBytes, contentType: 'application/octet-stream' });
+      staging = blobs.put(key, stream, { maxBytes, contentType: 'application/octet-stream', durable: false });
       staging.catch(fail);
     });
     form.on('field', (name, value) => {

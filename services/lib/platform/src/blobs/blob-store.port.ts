@@ -14,6 +14,12 @@ export interface PutOptions {
   /** refuse (and store nothing) once more than this many bytes arrived */
   maxBytes?: number;
   contentType?: string;
+  /**
+   * false for short-lived objects (an upload being staged): stored without waiting for
+   * the disk. A crash loses them, but also the request that would have claimed them.
+   * Default true.
+   */
+  durable?: boolean;
 }
 
 export interface ByteRange {
@@ -31,6 +37,12 @@ export interface BlobStore {
   /** throws `BlobNotFoundError`; a range starting at or past the end throws `RangeError` */
   get(key: string, range?: ByteRange): Promise<Readable>;
   head(key: string): Promise<{ size: number; sha256?: string } | undefined>;
+  /**
+   * Moves the blob at `source` to `target` (replacing what is there) and resolves once it
+   * is durable there; `source` is gone. A reader that opened `source` before still reads
+   * it whole. Throws `BlobNotFoundError` when `source` is missing.
+   */
+  move(source: string, target: string): Promise<void>;
   /** deleting a missing key is not an error */
   delete(key: string): Promise<void>;
   /** every key starting with `prefix`, in no promised order */

@@ -154,6 +154,21 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** a copy inside the store (no bytes through this process), then the source goes */
+  async move(source: string, target: string): Promise<void> {
+    assertValidKey(source);
+    assertValidKey(target);
+    try {
+      await this.client.copyObject(
+        new CopySourceOptions({ Bucket: this.bucket, Object: source }),
+        new CopyDestinationOptions({ Bucket: this.bucket, Object: target, MetadataDirective: 'COPY' }),
+      );
+    } catch (error) {
+      throw isMissing(error) ? new BlobNotFoundError(source) : error;
+    }
+    await this.client.removeObject(this.bucket, source);
+  }
+
   async delete(key: string): Promise<void> {
     assertValidKey(key);
     await this.client.removeObject(this.bucket, key);

@@ -132,6 +132,22 @@ export function blobStoreContract(adapter: string, setup: () => Promise<BlobStor
       expect(await store.head('files/nested/blob')).toEqual({ size: 1, sha256: createHash('sha256').update('x').digest('hex') });
     });
 
+    it('moves a blob to another key with its hash; a reader that opened it first still reads it whole', async () => {
+      const store = await openStore();
+      const bytes = randomBytes(2 * MiB + 5);
+      await store.put('staging/upload-2', bodyOf(bytes), { durable: false });
+      const openedBefore = await store.get('staging/upload-2');
+      await store.put('packages/r/old', bodyOf(Buffer.from('replaced')));
+      await store.move('staging/upload-2', 'packages/r/old');
+      expect(await store.head('staging/upload-2')).toBeUndefined();
+      expect(await keysOf(store, 'staging/')).toEqual([]);
+      expect(await store.head('packages/r/old')).toEqual({ size: bytes.length, sha256: sha256(bytes) });
+      expect((await readAll(await store.get('packages/r/old'))).equals(bytes)).toBe(true);
+      expect((await readAll(openedBefore)).equals(bytes)).toBe(true);
+      await expect(store.move('staging/upload-2', 'packages/r/again')).rejects.toBeInstanceOf(BlobNotFoundError);
+      expect(await store.head('packages/r/again')).toBeUndefined();
+    });
+
     it('lists keys by prefix, partial segments included', async () => {
       const store = await openStore();
       for (const key of ['pool/x/1', 'pool/x/2', 'pool/y', 'poolside/z', 'staging/1']) await store.put(key, bodyOf(Buffer.from(key)));
