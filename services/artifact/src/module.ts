@@ -6,6 +6,7 @@ import { artifactHandlers } from './grpc/artifact.handlers';
 import { packagesProjection } from './projections/packages.projection';
 import { packageDownloadedReaction } from './reactions/package-downloaded.reaction';
 import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+import { WorkerDigesters } from './uploads/worker-digester';
 
 const projections = [packagesProjection];
 
@@ -33,7 +34,14 @@ export const artifactModule = defineModule({
     });
     started = es;
     const repositories = ctx.use(grpcClientsModule).client(RepositoryServiceDefinition, 'repository');
-    ctx.use(grpcServerModule).server.add(ArtifactServiceDefinition, artifactHandlers(es, blobs, repositories, ctx.config.maxUploadBytes));
-    return { value: undefined, stop: () => es.stop() };
+    const digesters = new WorkerDigesters();
+    ctx.use(grpcServerModule).server.add(ArtifactServiceDefinition, artifactHandlers(es, blobs, repositories, { maxBytes: ctx.config.maxUploadBytes, digester: digesters.digester }));
+    return {
+      value: undefined,
+      stop: async () => {
+        await es.stop();
+        await digesters.close();
+      },
+    };
   },
 });

@@ -7,7 +7,7 @@ import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent } from '../packages/package.events';
 import { PACKAGES, toPackage, type PackageDocument } from '../projections/packages.projection';
 import { releaseBlobIfUnused } from '../uploads/blob-references';
-import { claimUpload } from '../uploads/claim-upload';
+import { claimUpload, type UploadSettings } from '../uploads/claim-upload';
 
 const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
@@ -20,7 +20,7 @@ export function artifactHandlers(
   es: EventSourcing,
   blobs: BlobStore,
   repositories: PackyardClient<typeof RepositoryServiceDefinition>,
-  maxUploadBytes: number,
+  uploads: UploadSettings,
 ): ServiceImplementation<typeof ArtifactServiceDefinition, CallerContext> {
   const packages = es.readModels.collection<PackageDocument>(PACKAGES);
   const repositoryOf = (workspaceId: string, id: string, caller: CallerContext['caller']) => repositories.getRepository({ workspaceId, id }, { caller });
@@ -40,7 +40,7 @@ export function artifactHandlers(
         await blobs.delete(request.stagingKey);
         throw error;
       }
-      return claimUpload(es, blobs, { repository, stagingKey: request.stagingKey, filename: request.filename, distribution: request.distribution, caller }, maxUploadBytes);
+      return claimUpload(es, blobs, { repository, stagingKey: request.stagingKey, filename: request.filename, distribution: request.distribution, caller }, uploads);
     },
 
     async listPackages(request, { caller }) {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { PassThrough, type Readable } from 'node:stream';
-import { parseDeb, parseRpm, type RepositoryKind } from '@packyard/formats';
+import { parseDeb, parseRpm, type RepositoryKind, type StreamDigesterFactory } from '@packyard/formats';
 import { handleCommand, type EventSourcing } from '@packyard/platform';
-import type { BlobStore } from '@packyard/platform/blobs/index';
+import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { Package } from '@packyard/proto/packyard/artifact/v1/artifact';
 import type { Repository } from '@packyard/proto/packyard/repository/v1/repository';
 import { packageDecider } from '../packages/package.decider';
@@ -14,6 +13,12 @@ import { asUploadError, checkDistribution, checkExtension, debIdentity, rpmIdent
 /** content-addressed per repository, so a repository's bytes are freed with it */
 export const packageBlobPrefix = (repositoryId: string) => `packages/${repositoryId}`;
 
+/** how uploads are checked: the size limit, and where their digests are computed */
+export interface UploadSettings {
+  readonly maxBytes: number;
+  readonly digester: StreamDigesterFactory;
+}
+
 export interface ClaimUploadInput {
   repository: Repository;
   stagingKey: string;
@@ -23,17 +28,18 @@ export interface ClaimUploadInput {
 }
 
 /**
- * Claims a staged upload: checks extension and distribution, then reads the staged
- * bytes once, feeding the parser and the content-addressed copy at the same time. A
- * package that does not parse leaves nothing behind; the staging object is always removed.
+ * Claims a staged upload: checks extension and distribution, then parses the staged
+ * bytes while the very same blob moves to its content-addressed key (its SHA-256 is known
+ * from staging): the package is read once and never copied. A package that does not
+ * parse leaves nothing behind; the staging object is always removed.
  */
-export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: ClaimUploadInput, maxBytes: number): Promise<Package> {
+export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: ClaimUploadInput, settings: UploadSettings): Promise<Package> {
   const { repository } = input;
   const kind = repository.kind as RepositoryKind;
   try {
     checkExtension(kind, input.filename);
     const distribution = checkDistribution(kind, input.distribution);
-    const { identity, stored } = await parseAndStore(blobs, kind, await blobs.get(input.stagingKey), packageBlobPrefix(repository.id), maxBytes);
+    const { identity, stored } = await parseAndPromote(blobs, kind, input.stagingKey, packageBlobPrefix(repository.id), settings);
     const packages = es.readModels.collection<PackageDocument>('packages');
     const data = {
       packageId: randomUUID(),
@@ -65,33 +71,24 @@ export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: Cl
   }
 }
 
-async function parseAndStore(blobs: BlobStore, kind: RepositoryKind, source: Readable, prefix: string, maxBytes: number) {
-  const toParser = new PassThrough({ highWaterMark: 1024 * 1024 });
-  const toStore = new PassThrough({ highWaterMark: 1024 * 1024 });
-  source.pipe(toParser);
-  source.pipe(toStore);
+async function parseAndPromote(blobs: BlobStore, kind: RepositoryKind, stagingKey: string, prefix: string, { maxBytes, digester }: UploadSettings) {
+  const staged = await blobs.head(stagingKey);
+  if (!staged?.sha256) throw new Error(`staged upload ${stagingKey} is missing or has no SHA-256`);
+  const stored = { key: contentAddressedKey(prefix, staged.sha256), size: staged.size, sha256: staged.sha256 };
+  // opened before the move, so the parser reads on while the blob changes its name
+  const source = await blobs.get(stagingKey);
+  // the same bytes, uploaded before (perhaps for another distribution), are stored already
+  const storedBefore = (await blobs.head(stored.key)) !== undefined;
   const parsing: Promise<PackageIdentity> =
     kind === 'DEB'
-      ? parseDeb(toParser, { maxPackageBytes: maxBytes }).then(debIdentity)
-      : parseRpm(toParser, { maxPackageBytes: maxBytes }).then(rpmIdentity);
-  const storing = blobs.putContentAddressed(prefix, toStore, { maxBytes });
-  const [parsed, stored] = await Promise.allSettled([
-    parsing.catch((error) => {
-      // stop the copy: a package that does not parse is never stored
-      source.unpipe(toStore);
-      // without an error: the store sees a premature close (and keeps nothing) while it
-      // still reads, and nobody has to hear about it once it finished
-      toStore.destroy();
-      source.destroy();
-      throw error;
-    }),
-    storing,
-  ]);
+      ? parseDeb(source, { maxPackageBytes: maxBytes }, { digester }).then(debIdentity)
+      : parseRpm(source, { maxPackageBytes: maxBytes }, { digester }).then(rpmIdentity);
+  const [parsed, moved] = await Promise.allSettled([parsing, storedBefore ? Promise.resolve() : blobs.move(stagingKey, stored.key)]);
   if (parsed.status === 'rejected') {
-    // the copy may have finished before the parser gave up
-    if (stored.status === 'fulfilled') await blobs.delete(stored.value.key);
+    // a package that does not parse is never stored
+    if (!storedBefore && moved.status === 'fulfilled') await blobs.delete(stored.key);
     throw asUploadError(parsed.reason);
   }
-  if (stored.status === 'rejected') throw stored.reason;
-  return { identity: parsed.value, stored: stored.value };
+  if (moved.status === 'rejected') throw moved.reason;
+  return { identity: parsed.value, stored };
 }

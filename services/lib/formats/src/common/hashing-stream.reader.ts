@@ -1,7 +1,5 @@
-import { createHash, type Hash } from 'node:crypto';
 import { ArtifactFormatError, type ArtifactFormatErrorCode, ArtifactFormatErrorCode as Code } from './artifact-format.error';
-
-export type DigestAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha512';
+import type { HexDigests, StreamDigester } from './stream-digester';
 
 /**
  * Pulls exact byte counts out of a stream while every byte that passes (read or skipped)
@@ -9,19 +7,17 @@ export type DigestAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha512';
  */
 export class HashingStreamReader {
   private readonly source: AsyncIterator<Uint8Array>;
-  private readonly hashes: Map<DigestAlgorithm, Hash>;
   private pending: Buffer = Buffer.alloc(0);
   private ended = false;
   private received = 0;
 
   constructor(
     input: AsyncIterable<Uint8Array>,
-    algorithms: readonly DigestAlgorithm[],
+    private readonly digester: StreamDigester,
     private readonly maxBytes: number,
     private readonly truncatedCode: ArtifactFormatErrorCode,
   ) {
     this.source = input[Symbol.asyncIterator]();
-    this.hashes = new Map(algorithms.map((algorithm) => [algorithm, createHash(algorithm)]));
   }
 
   /** Bytes consumed by the parser so far (its position in the file). */
@@ -77,15 +73,14 @@ export class HashingStreamReader {
   }
 
   /** Size and hex digests of everything consumed; call after `drain`. */
-  digests(): { size: number } & Partial<Record<DigestAlgorithm, string>> {
-    const result: { size: number } & Partial<Record<DigestAlgorithm, string>> = { size: this.received };
-    for (const [algorithm, hash] of this.hashes) result[algorithm] = hash.digest('hex');
-    return result;
+  async digests(): Promise<{ size: number } & HexDigests> {
+    return { size: this.received, ...(await this.digester.digest()) };
   }
 
   /** Stops reading early (after a refusal): ends the source stream instead of leaving it paused. */
   async abandon(): Promise<void> {
     this.ended = true;
+    this.digester.abandon();
     await this.source.return?.();
   }
 
@@ -102,7 +97,7 @@ export class HashingStreamReader {
     if (this.received > this.maxBytes) {
       throw new ArtifactFormatError(Code.tooLarge, `package is larger than ${this.maxBytes} bytes`);
     }
-    for (const hash of this.hashes.values()) hash.update(chunk);
+    await this.digester.update(chunk);
     return chunk;
   }
 }

@@ -3,6 +3,7 @@ import { extract } from 'tar-stream';
 import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from '../common/artifact-format.error';
 import { type Compression, decompressBounded } from './control-archive.decompression';
 import { HashingStreamReader } from '../common/hashing-stream.reader';
+import { inThreadDigester, type ParseOptions } from '../common/stream-digester';
 import { type ControlField, controlValue, parseControlFile } from './deb-control.parser';
 
 export interface DebFileDigests {
@@ -58,9 +59,10 @@ interface ArMember {
  * data.tar[...]) from a stream. Only control.tar is held in memory; data.tar flows
  * through the digests and is dropped.
  */
-export async function parseDeb(input: Readable, limits: Partial<DebParseLimits> = {}): Promise<DebPackage> {
+export async function parseDeb(input: Readable, limits: Partial<DebParseLimits> = {}, options: ParseOptions = {}): Promise<DebPackage> {
   const bounds = { ...DEFAULT_DEB_LIMITS, ...limits };
-  const reader = new HashingStreamReader(input, ['md5', 'sha1', 'sha256', 'sha512'], bounds.maxPackageBytes, Code.invalidDeb);
+  const digester = (options.digester ?? inThreadDigester)(['md5', 'sha1', 'sha256', 'sha512']);
+  const reader = new HashingStreamReader(input, digester, bounds.maxPackageBytes, Code.invalidDeb);
   try {
     return await readDeb(reader, bounds);
   } catch (error) {
@@ -104,7 +106,7 @@ async function readDeb(reader: HashingStreamReader, limits: DebParseLimits): Pro
   if (!control) throw invalid('.deb has no control.tar member');
   if (dataCompression === undefined) throw invalid('.deb has no data.tar member');
   await reader.drain();
-  const file = reader.digests() as DebFileDigests;
+  const file = (await reader.digests()) as DebFileDigests;
   return {
     name: controlValue(control.fields, 'Package')!,
     version: controlValue(control.fields, 'Version')!,

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from '../common/artifact-format.error';
 import { HashingStreamReader } from '../common/hashing-stream.reader';
+import { inThreadDigester, type ParseOptions } from '../common/stream-digester';
 import { HEADER_PREAMBLE_BYTES, type HeaderLimits, RpmHeader, headerBodyBytes, readHeaderPreamble } from './rpm-header.reader';
 
 export type RpmDependencyFlag = 'EQ' | 'LT' | 'LE' | 'GT' | 'GE';
@@ -116,9 +117,9 @@ const DIGEST_ALGORITHMS: Record<number, string> = { 1: 'md5', 2: 'sha1', 3: 'rip
 const invalid = (message: string) => new ArtifactFormatError(Code.invalidRpm, message);
 
 /** Reads a binary .rpm from a stream: lead, signature header, main header; hashes the whole file. */
-export async function parseRpm(input: Readable, limits: Partial<RpmParseLimits> = {}): Promise<RpmPackage> {
+export async function parseRpm(input: Readable, limits: Partial<RpmParseLimits> = {}, options: ParseOptions = {}): Promise<RpmPackage> {
   const bounds = { ...DEFAULT_RPM_LIMITS, ...limits };
-  const reader = new HashingStreamReader(input, ['sha256'], bounds.maxPackageBytes, Code.invalidRpm);
+  const reader = new HashingStreamReader(input, (options.digester ?? inThreadDigester)(['sha256']), bounds.maxPackageBytes, Code.invalidRpm);
   try {
     return await readRpm(reader, bounds);
   } catch (error) {
@@ -139,7 +140,7 @@ async function readRpm(reader: HashingStreamReader, limits: RpmParseLimits): Pro
   const header = await readHeader(reader, limits.mainHeader, 'main header');
   const end = reader.position;
   await reader.drain();
-  const { size, sha256 } = reader.digests();
+  const { size, sha256 } = await reader.digests();
 
   const sourceRpm = header.string(Tag.sourceRpm);
   // A binary package names the source package it came from; source packages do not.
