@@ -86,13 +86,13 @@ async function main(): Promise<void> {
   console.log('packages | APT stanzas | APT index amd64 (+Release) | same, xz forced | YUM fragments | YUM repodata');
   for (const size of SIZES) {
     const aptEntries = packagesForArchitecture(debs.slice(0, size), 'amd64');
-    const [stanzas, stanzaTime] = await best(() => aptEntries.map(packagesStanza));
+    const [stanzas, stanzaTime] = await best(() => aptEntries.map((entry) => ({ key: entry.filename, text: packagesStanza(entry) })));
     const [, aptTime] = await best(async () => {
       const files = await buildPackagesIndex(stanzas, { component: 'main', architecture: 'amd64' });
       return buildRelease(files, { origin: 'Packyard', label: 'bench', suite: 'noble', codename: 'noble', date: DATE, architectures: ['amd64'], components: ['main'], description: 'bench' });
     });
     const [, aptXzTime] = await best(() => buildPackagesIndex(stanzas, { component: 'main', architecture: 'amd64', xzMaxPlainBytes: Number.POSITIVE_INFINITY }));
-    const [fragments, fragmentTime] = await best(() => rpms.slice(0, size).map(yumPackageFragments));
+    const [fragments, fragmentTime] = await best(() => rpms.slice(0, size).map((entry) => ({ key: entry.location, fragments: yumPackageFragments(entry) })));
     const [, yumTime] = await best(() => buildRepodata(fragments, { revision: '1', timestamp: 1_700_000_000 }));
     console.log(
       `${String(size).padStart(8)} | ${ms(stanzaTime).padStart(11)} | ${ms(aptTime).padStart(26)} | ${ms(aptXzTime).padStart(14)} | ${ms(fragmentTime).padStart(13)} | ${ms(yumTime).padStart(12)}`,

@@ -12,6 +12,7 @@ import {
   type ControlField,
   type DebFileDigests,
   type Distribution,
+  GzipBlockCache,
   type IndexFile,
   type RpmPackage,
   type YumPackageFragments,
@@ -33,39 +34,52 @@ export interface BuiltGeneration {
 
 /**
  * Per-package index text (a Packages stanza, or primary/filelists/other fragments) depends
- * only on the package and its pool path, so it is computed once per package and an index
- * of 10,000 packages is a concatenation.
+ * only on the package and its pool path, so it is computed once per package; an index of
+ * 10,000 packages is a concatenation of blocks, compressed once each (GzipBlockCache).
  */
 export class IndexEntryCache {
-  private readonly aptEntries = new Map<string, AptIndexEntry & { stanza: string }>();
-  private readonly fragments = new Map<string, YumPackageFragments>();
+  private readonly aptEntries = new Map<string, AptIndexEntry & { key: string; text: string }>();
+  private readonly fragments = new Map<string, { key: string; fragments: YumPackageFragments }>();
+  private readonly blocks = new Map<string, GzipBlockCache>();
 
-  aptEntry(pkg: PublishablePackage, path: string): AptIndexEntry & { stanza: string } {
+  aptEntry(pkg: PublishablePackage, path: string): AptIndexEntry & { key: string; text: string } {
     const key = `${pkg.id}|${path}`;
     let cached = this.aptEntries.get(key);
     if (!cached) {
       const { control, file } = JSON.parse(pkg.indexEntryJson) as { control: ControlField[]; file: DebFileDigests };
-      cached = { control, filename: path, file, stanza: packagesStanza({ control, filename: path, file }) };
+      cached = { key, control, filename: path, file, text: packagesStanza({ control, filename: path, file }) };
       this.aptEntries.set(key, cached);
     }
     return cached;
   }
 
-  yumFragments(pkg: PublishablePackage, path: string): YumPackageFragments {
+  yumFragments(pkg: PublishablePackage, path: string): { key: string; fragments: YumPackageFragments } {
     const key = `${pkg.id}|${path}`;
     let cached = this.fragments.get(key);
     if (!cached) {
       const { rpm } = JSON.parse(pkg.indexEntryJson) as { rpm: RpmPackage };
-      cached = yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) });
+      cached = { key, fragments: yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) }) };
       this.fragments.set(key, cached);
     }
     return cached;
+  }
+
+  /** the compressed blocks of one distribution's index files */
+  blocksOf(repositoryId: string, distribution: string): GzipBlockCache {
+    const key = `${repositoryId}|${distribution}`;
+    let cache = this.blocks.get(key);
+    if (!cache) this.blocks.set(key, (cache = new GzipBlockCache()));
+    return cache;
   }
 
   forget(packageId: string): void {
     for (const map of [this.aptEntries, this.fragments]) {
       for (const key of map.keys()) if (key.startsWith(`${packageId}|`)) map.delete(key);
     }
+  }
+
+  forgetRepository(repositoryId: string): void {
+    for (const key of this.blocks.keys()) if (key.startsWith(`${repositoryId}|`)) this.blocks.delete(key);
   }
 }
 
@@ -80,7 +94,7 @@ export async function buildGeneration(
   cache: IndexEntryCache,
   date: Date,
 ): Promise<BuiltGeneration> {
-  return repository.kind === 'DEB' ? buildDeb(repository, target, packages, cache, date) : buildRpm(repository, packages, cache, date);
+  return repository.kind === 'DEB' ? buildDeb(repository, target, packages, cache, date) : buildRpm(repository, target, packages, cache, date);
 }
 
 async function buildDeb(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
@@ -90,15 +104,17 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
   const entries = pool.map(({ path, pkg }) => cache.aptEntry(pkg, path));
   const architectures = publishedArchitectures(entries);
   const components = debComponents(component);
+  const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
   const indices = (
     await Promise.all(
       components.flatMap((name) =>
         architectures.map((architecture) =>
-          buildPackagesIndex(name === component ? packagesForArchitecture(entries, architecture).map((entry) => entry.stanza) : [], { component: name, architecture }),
+          buildPackagesIndex(name === component ? packagesForArchitecture(entries, architecture) : [], { component: name, architecture }, blocks),
         ),
       ),
     )
   ).flat();
+  blocks.sweep();
   const release = buildRelease(indices, {
     origin: releaseOrigin(repository),
     label: releaseOrigin(repository),
@@ -116,9 +132,11 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
   return { metadata: [...metadata, signable], signable, aliases, pool };
 }
 
-async function buildRpm(repository: PublishedRepository, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
+async function buildRpm(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
   const pool = packages.map((pkg) => ({ path: poolPath('RPM', '', pkg), pkg }));
   const seconds = Math.floor(date.getTime() / 1000);
-  const repodata = await buildRepodata(pool.map(({ path, pkg }) => cache.yumFragments(pkg, path)), { revision: String(seconds), timestamp: seconds });
+  const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
+  const repodata = await buildRepodata(pool.map(({ path, pkg }) => cache.yumFragments(pkg, path)), { revision: String(seconds), timestamp: seconds }, blocks);
+  blocks.sweep();
   return { metadata: [...repodata.files, repodata.repomd], signable: repodata.repomd, aliases: [], pool };
 }

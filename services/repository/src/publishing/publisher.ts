@@ -137,6 +137,7 @@ export class Publisher {
     } else if (event.type === 'RepositoryDeleted') {
       const { repositoryId } = event.data as RepositoryDeleted;
       for (const id of this.packages.get(repositoryId)?.keys() ?? []) this.cache.forget(id);
+      this.cache.forgetRepository(repositoryId);
       this.packages.delete(repositoryId);
       this.repositories.delete(repositoryId);
       this.dirty.delete(repositoryId);

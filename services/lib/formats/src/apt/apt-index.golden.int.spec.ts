@@ -71,7 +71,7 @@ describe('APT index writers against apt-ftparchive', () => {
     const dists = join(root, 'dists/noble');
     const written = [];
     for (const architecture of ['amd64', 'arm64']) {
-      const stanzas = packagesForArchitecture(entries, architecture).map(packagesStanza);
+      const stanzas = packagesForArchitecture(entries, architecture).map((entry) => ({ key: entry.filename, text: packagesStanza(entry) }));
       written.push(...(await buildPackagesIndex(stanzas, { component: 'main', architecture })));
     }
     for (const file of written) {
@@ -94,7 +94,10 @@ describe('APT index writers against apt-ftparchive', () => {
   });
 
   it('puts arch-all packages in every binary index, readable by the real decompressors', async () => {
-    const files = await buildPackagesIndex(packagesForArchitecture(entries, 'arm64').map(packagesStanza), { component: 'main', architecture: 'arm64' });
+    const files = await buildPackagesIndex(
+      packagesForArchitecture(entries, 'arm64').map((entry) => ({ key: entry.filename, text: packagesStanza(entry) })),
+      { component: 'main', architecture: 'arm64' },
+    );
     const [plain, gz, xz] = files;
     const dir = await mkdtemp(join(tmpdir(), 'packyard-apt-decompress-'));
     try {

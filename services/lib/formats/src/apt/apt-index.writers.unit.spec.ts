@@ -51,9 +51,10 @@ describe('architectures', () => {
 
 describe('buildPackagesIndex', () => {
   const stanzas = [entry('a', 'amd64'), entry('b', 'all')].map(packagesStanza);
+  const pieces = stanzas.map((text, index) => ({ key: String(index), text }));
 
   it('writes Packages, .gz and .xz with the same content and correct digests', async () => {
-    const files = await buildPackagesIndex(stanzas, { component: 'main', architecture: 'amd64' });
+    const files = await buildPackagesIndex(pieces, { component: 'main', architecture: 'amd64' });
     expect(files.map((file) => file.path)).toEqual(['main/binary-amd64/Packages', 'main/binary-amd64/Packages.gz', 'main/binary-amd64/Packages.xz']);
     const [plain, gz, xzFile] = files;
     expect(plain.bytes.toString()).toBe(stanzas.join(''));
@@ -67,7 +68,7 @@ describe('buildPackagesIndex', () => {
   });
 
   it('leaves Packages.xz out above the size threshold', async () => {
-    const files = await buildPackagesIndex(stanzas, { component: 'main', architecture: 'amd64', xzMaxPlainBytes: 10 });
+    const files = await buildPackagesIndex(pieces, { component: 'main', architecture: 'amd64', xzMaxPlainBytes: 10 });
     expect(files.map((file) => file.path)).toEqual(['main/binary-amd64/Packages', 'main/binary-amd64/Packages.gz']);
   });
 });

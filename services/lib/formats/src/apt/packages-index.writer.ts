@@ -1,5 +1,6 @@
 import type { ControlField } from '../deb/deb-control.parser';
 import type { DebFileDigests } from '../deb/deb.parser';
+import { type GzipBlockCache, gzipInBlocks, type IndexPiece } from '../common/gzip-blocks';
 import { type AptIndexFile, aptIndexFile, gzip, xz } from '../common/index-file';
 
 /** What the Packages index needs of one stored .deb. */
@@ -77,11 +78,12 @@ export interface PackagesIndexOptions {
 export const DEFAULT_XZ_MAX_PLAIN_BYTES = 2 * 1024 * 1024;
 
 /** `Packages`, `Packages.gz` and (size permitting) `Packages.xz` for one component/arch. */
-export async function buildPackagesIndex(stanzas: readonly string[], options: PackagesIndexOptions): Promise<AptIndexFile[]> {
+export async function buildPackagesIndex(stanzas: readonly IndexPiece[], options: PackagesIndexOptions, cache?: GzipBlockCache): Promise<AptIndexFile[]> {
   const directory = `${options.component}/binary-${options.architecture}`;
-  const plain = Buffer.from(stanzas.join(''), 'utf8');
+  const blocks = await gzipInBlocks(directory, stanzas, cache);
+  const plain = Buffer.concat(blocks.map((block) => block.plain));
   const withXz = plain.length <= (options.xzMaxPlainBytes ?? DEFAULT_XZ_MAX_PLAIN_BYTES);
-  const [gzipped, xzed] = await Promise.all([gzip(plain), withXz ? xz(plain) : undefined]);
+  const [gzipped, xzed] = await Promise.all([blocks.length ? Buffer.concat(blocks.map((block) => block.gzipped)) : gzip(plain), withXz ? xz(plain) : undefined]);
   return [
     aptIndexFile(`${directory}/Packages`, plain),
     aptIndexFile(`${directory}/Packages.gz`, gzipped),

@@ -1,3 +1,4 @@
+import { type GzipBlockCache, gzipInBlocks } from '../common/gzip-blocks';
 import { gzip, type IndexFile, indexFile } from '../common/index-file';
 import { escapeXml } from '../common/xml-escape';
 import type { YumPackageFragments } from './yum-package.fragments';
@@ -24,12 +25,22 @@ const METADATA = [
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
+/** One package's fragments, keyed by what makes them (the package and its location). */
+export interface KeyedYumFragments {
+  readonly key: string;
+  readonly fragments: YumPackageFragments;
+}
+
 /** primary, filelists and other (gzipped, content-addressed) and the repomd.xml listing them. */
-export async function buildRepodata(packages: readonly YumPackageFragments[], options: RepodataOptions): Promise<Repodata> {
+export async function buildRepodata(packages: readonly KeyedYumFragments[], options: RepodataOptions, cache?: GzipBlockCache): Promise<Repodata> {
   const documents = await Promise.all(
     METADATA.map(async (metadata) => {
-      const open = Buffer.from(XML_DECLARATION + metadata.open(packages.length) + packages.map((fragments) => fragments[metadata.fragment]).join('') + metadata.close, 'utf8');
-      const compressed = indexFile('', await gzip(open));
+      const head = Buffer.from(XML_DECLARATION + metadata.open(packages.length), 'utf8');
+      const tail = Buffer.from(metadata.close, 'utf8');
+      const pieces = packages.map(({ key, fragments }) => ({ key, text: fragments[metadata.fragment] }));
+      const [blocks, gzippedHead, gzippedTail] = await Promise.all([gzipInBlocks(metadata.type, pieces, cache), gzip(head), gzip(tail)]);
+      const open = Buffer.concat([head, ...blocks.map((block) => block.plain), tail]);
+      const compressed = indexFile('', Buffer.concat([gzippedHead, ...blocks.map((block) => block.gzipped), gzippedTail]));
       return { type: metadata.type, open: indexFile('', open), compressed: { ...compressed, path: `repodata/${compressed.sha256}-${metadata.type}.xml.gz` } };
     }),
   );

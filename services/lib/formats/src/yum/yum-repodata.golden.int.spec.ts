@@ -92,7 +92,7 @@ describe('YUM repodata writers against createrepo_c', () => {
     const fragments = await Promise.all(
       files.map(async (file) => {
         const rpm = await parseRpm(createReadStream(file));
-        return yumPackageFragments({ rpm, location: basename(file), fileTime: Math.floor((await stat(file)).mtimeMs / 1000) });
+        return { key: basename(file), fragments: yumPackageFragments({ rpm, location: basename(file), fileTime: Math.floor((await stat(file)).mtimeMs / 1000) }) };
       }),
     );
     ours = await buildRepodata(fragments, { revision: '1', timestamp: 1 });

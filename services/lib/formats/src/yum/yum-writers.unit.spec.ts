@@ -47,7 +47,7 @@ describe('yumPackageFragments', () => {
 describe('buildRepodata', () => {
   it('writes content-addressed gzipped documents with namespaces and a repomd listing their digests', async () => {
     const fragments = yumPackageFragments({ rpm, location: 'hello.rpm', fileTime: 1 });
-    const { repomd, files } = await buildRepodata([fragments, fragments], { revision: '42', timestamp: 1700000000 });
+    const { repomd, files } = await buildRepodata([{ key: 'a', fragments }, { key: 'b', fragments }], { revision: '42', timestamp: 1700000000 });
     const text = repomd.bytes.toString();
     expect(text).toContain('<repomd xmlns="http://linux.duke.edu/metadata/repo" xmlns:rpm="http://linux.duke.edu/metadata/rpm">');
     expect(text).toContain('<revision>42</revision>');

@@ -1,0 +1,81 @@
+import { gzip } from './index-file';
+
+/** One package's text in an index (a Packages stanza, a primary.xml package element…). */
+export interface IndexPiece {
+  /** stable for the same text: the package and its pool path */
+  readonly key: string;
+  readonly text: string;
+}
+
+interface Block {
+  readonly plain: Buffer;
+  readonly gzipped: Buffer;
+}
+
+/**
+ * Compressed blocks of earlier builds, so that one more package recompresses one block and
+ * not a 7 MB index. Holds what the builds since the last `sweep` used; a sweep after each
+ * publication drops the rest.
+ */
+export class GzipBlockCache {
+  private blocks = new Map<string, Block>();
+  private used = new Map<string, Block>();
+
+  get(id: string): Block | undefined {
+    const block = this.used.get(id) ?? this.blocks.get(id);
+    if (block) this.used.set(id, block);
+    return block;
+  }
+
+  set(id: string, block: Block): void {
+    this.used.set(id, block);
+  }
+
+  sweep(): void {
+    this.blocks = this.used;
+    this.used = new Map();
+  }
+}
+
+/** on average a block ends every this many pieces… */
+const BLOCK_SPREAD = 256;
+/** …and always after this many */
+const MAX_BLOCK_PIECES = 1024;
+
+/** FNV-1a: a cheap, stable hash that decides where blocks end */
+function endsBlock(key: string): boolean {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % BLOCK_SPREAD === 0;
+}
+
+/**
+ * The pieces as blocks of plain bytes and gzip members. gzip allows a file of several
+ * members (RFC 1952 §2.2) and the readers of APT and YUM indices (zlib's gzread in apt,
+ * libsolv and createrepo_c) read them all. Blocks end after pieces chosen by their key
+ * alone, so adding or removing a package changes one block and the bytes never depend
+ * on the cache. The first piece is a block of its own: every index of two packages or
+ * more is several members, so the real clients of the end-to-end tests read such files.
+ * `label` keeps the blocks of different files of one cache apart.
+ */
+export async function gzipInBlocks(label: string, pieces: readonly IndexPiece[], cache?: GzipBlockCache): Promise<Block[]> {
+  const ranges: (readonly IndexPiece[])[] = [];
+  let start = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    if (i === 0 || endsBlock(pieces[i].key) || i + 1 - start === MAX_BLOCK_PIECES || i === pieces.length - 1) {
+      ranges.push(pieces.slice(start, i + 1));
+      start = i + 1;
+    }
+  }
+  return Promise.all(
+    ranges.map(async (range) => {
+      const id = `${label}\n${range.map((piece) => piece.key).join('\n')}`;
+      const cached = cache?.get(id);
+      if (cached) return cached;
+      const plain = Buffer.from(range.map((piece) => piece.text).join(''), 'utf8');
+      const block = { plain, gzipped: await gzip(plain) };
+      cache?.set(id, block);
+      return block;
+    }),
+  );
+}
