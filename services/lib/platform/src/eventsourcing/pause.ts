@@ -25,7 +25,10 @@ export class Pause {
   }
 
   interrupt(): void {
-    if (this.wake) this.wake();
+    // woken in the next turn of the event loop, not as a microtask: the code that appended
+    // (and so interrupted) carries on first, instead of waiting behind every subscriber's
+    // catch-up (reading and parsing a large event synchronously, several times over)
+    if (this.wake) setImmediate(this.wake);
     else this.interrupted = true;
   }
 }
