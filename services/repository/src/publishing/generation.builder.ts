@@ -39,26 +39,30 @@ export interface BuiltGeneration {
  */
 export class IndexEntryCache {
   private readonly aptEntries = new Map<string, AptIndexEntry & { key: string; text: string }>();
-  private readonly fragments = new Map<string, { key: string; fragments: YumPackageFragments }>();
+  private readonly fragments = new Map<string, { key: string; path: string; fragments: YumPackageFragments }>();
   private readonly blocks = new Map<string, GzipBlockCache>();
 
-  aptEntry(pkg: PublishablePackage, path: string): AptIndexEntry & { key: string; text: string } {
-    const key = `${pkg.id}|${path}`;
+  /** the package's Packages stanza under its pool path in `component` */
+  aptEntry(pkg: PublishablePackage, component: string): AptIndexEntry & { key: string; text: string } {
+    const key = `${pkg.id}|${component}`;
     let cached = this.aptEntries.get(key);
     if (!cached) {
       const { control, file } = JSON.parse(pkg.indexEntryJson) as { control: ControlField[]; file: DebFileDigests };
-      cached = { key, control, filename: path, file, text: packagesStanza({ control, filename: path, file }) };
+      const filename = poolPath('DEB', component, pkg);
+      cached = { key, control, filename, file, text: packagesStanza({ control, filename, file }) };
       this.aptEntries.set(key, cached);
     }
     return cached;
   }
 
-  yumFragments(pkg: PublishablePackage, path: string): { key: string; fragments: YumPackageFragments } {
-    const key = `${pkg.id}|${path}`;
+  /** the package's primary/filelists/other fragments, located at its pool path */
+  yumFragments(pkg: PublishablePackage): { key: string; path: string; fragments: YumPackageFragments } {
+    const key = `${pkg.id}|`;
     let cached = this.fragments.get(key);
     if (!cached) {
       const { rpm } = JSON.parse(pkg.indexEntryJson) as { rpm: RpmPackage };
-      cached = { key, fragments: yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) }) };
+      const path = poolPath('RPM', '', pkg);
+      cached = { key, path, fragments: yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) }) };
       this.fragments.set(key, cached);
     }
     return cached;
@@ -100,8 +104,8 @@ export async function buildGeneration(
 async function buildDeb(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
   const component = repository.component || 'main';
   const root = `dists/${target.version}`;
-  const pool = packages.map((pkg) => ({ path: poolPath('DEB', component, pkg), pkg }));
-  const entries = pool.map(({ path, pkg }) => cache.aptEntry(pkg, path));
+  const entries = packages.map((pkg) => cache.aptEntry(pkg, component));
+  const pool = entries.map((entry, index) => ({ path: entry.filename, pkg: packages[index] }));
   const architectures = publishedArchitectures(entries);
   const components = debComponents(component);
   const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
@@ -133,10 +137,11 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
 }
 
 async function buildRpm(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
-  const pool = packages.map((pkg) => ({ path: poolPath('RPM', '', pkg), pkg }));
+  const fragments = packages.map((pkg) => cache.yumFragments(pkg));
+  const pool = fragments.map(({ path }, index) => ({ path, pkg: packages[index] }));
   const seconds = Math.floor(date.getTime() / 1000);
   const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
-  const repodata = await buildRepodata(pool.map(({ path, pkg }) => cache.yumFragments(pkg, path)), { revision: String(seconds), timestamp: seconds }, blocks);
+  const repodata = await buildRepodata(fragments, { revision: String(seconds), timestamp: seconds }, blocks);
   blocks.sweep();
   return { metadata: [...repodata.files, repodata.repomd], signable: repodata.repomd, aliases: [], pool };
 }

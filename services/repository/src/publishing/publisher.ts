@@ -208,12 +208,15 @@ export class Publisher {
     const stream = publicationStream(repository.id, distribution);
     const built = await buildGeneration(repository, target, packages, this.cache, date);
 
-    // phase 1: every metadata file is stored before anything points at it
-    const metadata = await Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes)));
+    // phase 1: every metadata file is stored before anything points at it; the signing
+    // module signs those very bytes meanwhile (its signatures are recorded only in phase 2)
+    const [metadata, signatures] = await Promise.all([
+      Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
+      this.sign(repository, built),
+    ]);
     const generation = (await this.decide(stream, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() })).lastGeneration;
 
-    // phase 2: the signing module signs exactly the stored bytes
-    const signatures = await this.sign(repository, built);
+    // phase 2: the signatures over exactly the stored bytes
     const signed = await Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes)));
     await this.decide(stream, {
       type: 'RecordSigned', repositoryId: repository.id, distribution, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
@@ -268,9 +271,9 @@ export class Publisher {
     }
   }
 
-  private async store(repositoryId: string, path: string, bytes: Buffer): Promise<IndexFile> {
+  /** `sha256` when the builder computed it already */
+  private async store(repositoryId: string, path: string, bytes: Buffer, sha256 = createHash('sha256').update(bytes).digest('hex')): Promise<IndexFile> {
     const contentType = contentTypeOf(path);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
     const known = contentAddressedKey(indexBlobPrefix(repositoryId), sha256);
     // most files of a generation (empty components and architectures, the key) are the
     // previous generation's bytes: a durable write (two fsyncs) saved per file
