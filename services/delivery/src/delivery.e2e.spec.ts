@@ -327,6 +327,14 @@ describe('apt, dnf and zypper install from Packyard', () => {
       const policy = await runInRoot(root, 'apt-cache policy packyard-busy-50');
       return policy.stdout.includes('Candidate: 1.0.0') ? true : undefined;
     }, 5_000);
+
+    // Packages.gz of 51 packages is several gzip members (formats/common/gzip-blocks.ts):
+    // apt, told to prefer it to .xz and to keep it as downloaded, reads every package from it
+    expect((await runInRoot(root, "find /var/lib/apt/lists -maxdepth 1 -type f -name '*_*' -delete")).code).toBe(0);
+    const gzOnly = ['-o', 'Acquire::CompressionTypes::Order::=gz', '-o', 'Acquire::GzipIndexes=true'];
+    expect((await aptGet(root, ['update', ...gzOnly])).code).toBe(0);
+    expect((await runInRoot(root, 'ls /var/lib/apt/lists/ | grep -c "binary-amd64_Packages.gz$"')).stdout.trim()).toBe('1');
+    expect((await runInRoot(root, "apt-cache search --names-only '^packyard-busy-' | wc -l")).stdout.trim()).toBe('51');
   }, 600_000);
 
   it('serves the same publication after a restart, from its own read model', async () => {
