@@ -28,6 +28,10 @@ export function runCommand(program: string, args: readonly string[], options: Ru
         stderr: Buffer.concat(stderr).toString('utf8'),
       }),
     );
+    // a program that exits without reading its input is judged by its exit code
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(options.input ?? '');
   });
 }
