@@ -25,10 +25,7 @@ export class Pause {
   }
 
   interrupt(): void {
-    // woken in the next turn of the event loop, not as a microtask: the code that appended
-    // (and so interrupted) carries on first, instead of waiting behind every subscriber's
-    // catch-up (reading and parsing a large event synchronously, several times over)
-    if (this.wake) setImmediate(this.wake);
+    if (this.wake) this.wake();
     else this.interrupted = true;
   }
 }
