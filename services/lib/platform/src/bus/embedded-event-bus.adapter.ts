@@ -4,6 +4,7 @@ import { backoffDelay, Pause } from '../eventsourcing/pause';
 import { openSqlite } from '../eventsourcing/sqlite-database';
 import { deadLetter, type DeliveryOutcome } from './dead-letter';
 import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type RetryPolicy } from './event-bus.port';
+import { withLazyData } from '../eventsourcing/lazy-data';
 
 interface MessageRow {
   seq: number;
@@ -32,13 +33,8 @@ const DEFAULT_MAX_ATTEMPTS = 5;
 
 export const embeddedBusFile = (dataDir: string) => join(dataDir, 'bus.db');
 
-const toMessage = (row: MessageRow): BusMessage => ({
-  id: row.id,
-  type: row.type,
-  key: row.key,
-  data: JSON.parse(row.data),
-  ...(row.metadata ? { metadata: JSON.parse(row.metadata) } : {}),
-});
+const toMessage = (row: MessageRow): BusMessage =>
+  withLazyData({ id: row.id, type: row.type, key: row.key, ...(row.metadata ? { metadata: JSON.parse(row.metadata) } : {}) }, row.data);
 
 interface TopicLoop {
   group: string;
