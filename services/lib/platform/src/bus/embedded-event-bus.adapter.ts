@@ -4,7 +4,7 @@ import { backoffDelay, Pause } from '../eventsourcing/pause';
 import { openSqlite } from '../eventsourcing/sqlite-database';
 import { deadLetter, type DeliveryOutcome } from './dead-letter';
 import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type RetryPolicy } from './event-bus.port';
-import { withLazyData } from '../eventsourcing/lazy-data';
+import { dataJson, withLazyData } from '../eventsourcing/lazy-data';
 
 interface MessageRow {
   seq: number;
@@ -106,7 +106,7 @@ export class EmbeddedEventBus implements EventBus {
           key: message.key,
           id: message.id,
           type: message.type,
-          data: JSON.stringify(message.data ?? null),
+          data: dataJson(message),
           metadata: message.metadata ? JSON.stringify(message.metadata) : null,
           publishedAt,
         });
