@@ -46,7 +46,7 @@ export class FsBlobStore implements BlobStore {
     const file = createWriteStream(temporary, { flags: 'wx' });
     try {
       await pipeline(body, limiter, file);
-      // an fsync of 100 MiB takes ~0.25 s here: half an upload's time
+      // an fsync of 100 MiB takes 0.05–0.3 s here: as long as the rest of an upload
       if (options.durable !== false) await fsync(temporary);
     } catch (error) {
       // a body that fails at once can fail before the file is open: removed before the
@@ -58,11 +58,15 @@ export class FsBlobStore implements BlobStore {
     return { temporary, size: limiter.size, sha256: limiter.sha256 };
   }
 
-  private async moveIntoPlace(temporary: string, key: string, sha256: string, { durable = true }: PutOptions): Promise<void> {
+  /** `sha256` undefined: a blob whose hash is not known, so no stale one stays beside it */
+  private async moveIntoPlace(temporary: string, key: string, sha256: string | undefined, { durable = true }: PutOptions): Promise<void> {
     const target = this.pathOf(key);
     const meta = this.metaPathOf(key);
-    await mkdir(dirname(meta), { recursive: true });
-    await writeFile(meta, JSON.stringify({ sha256 }));
+    if (sha256 === undefined) await rm(meta, { force: true });
+    else {
+      await mkdir(dirname(meta), { recursive: true });
+      await writeFile(meta, JSON.stringify({ sha256 }));
+    }
     await mkdir(dirname(target), { recursive: true });
     await rename(temporary, target);
     if (durable) await fsync(dirname(target));
@@ -85,19 +89,11 @@ export class FsBlobStore implements BlobStore {
 
   async move(source: string, target: string): Promise<void> {
     const from = this.pathOf(source);
-    const to = this.pathOf(target);
     // a blob stored without waiting for the disk (staging) becomes durable here
     await fsync(from).catch((error) => {
       throw isMissing(error) ? new BlobNotFoundError(source) : error;
     });
-    const meta = await readFile(this.metaPathOf(source), 'utf8').catch(() => undefined);
-    if (meta) {
-      await mkdir(dirname(this.metaPathOf(target)), { recursive: true });
-      await writeFile(this.metaPathOf(target), meta);
-    } else await rm(this.metaPathOf(target), { force: true });
-    await mkdir(dirname(to), { recursive: true });
-    await rename(from, to);
-    await fsync(dirname(to));
+    await this.moveIntoPlace(from, target, (await this.head(source))?.sha256, {});
     await rm(this.metaPathOf(source), { force: true });
   }
 

@@ -31,7 +31,10 @@ export function withLazyData<T extends object>(fields: T, json: string): T & { d
 /** `fields` with the data of `source`, its JSON text passed on unparsed when it has one (the outbox relay) */
 export function withDataOf<T extends object>(fields: T, source: { data: unknown }): T & { data: unknown } {
   const json = unreadJson.get(source);
-  return json === undefined ? Object.assign(fields, { data: source.data }) : withLazyData(fields, json);
+  if (json !== undefined) return withLazyData(fields, json);
+  const withData = fields as T & { data: unknown };
+  withData.data = source.data;
+  return withData;
 }
 
 /** the data as JSON text: the text it came from while unread, else serialised */
