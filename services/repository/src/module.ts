@@ -30,7 +30,9 @@ export const repositoryModule = defineModule({
       logger: ctx.logger,
       projections,
       reactions: [workspaceDeletedReaction(stores.events), artifactEventsReaction(stores.events)],
+      fail: ctx.fail,
     });
+    ctx.use(httpServerModule).addReadinessCheck('repository', es.ready);
     const clients = ctx.use(grpcClientsModule);
     ctx.use(grpcServerModule).server.add(RepositoryServiceDefinition, repositoryHandlers(es, clients.client(WorkspaceServiceDefinition, 'workspace')));
     const publishSeconds = new Histogram({

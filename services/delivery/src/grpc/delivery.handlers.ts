@@ -1,4 +1,4 @@
-import { invalid, SYSTEM_CALLER, type CallerContext, type PackyardClient } from '@packyard/platform';
+import { invalid, type CallerContext, type PackyardClient } from '@packyard/platform';
 import type { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import type { Repository, RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import type { ServiceImplementation } from 'nice-grpc';
@@ -6,6 +6,7 @@ import type { RepositoryRecord } from '../catalog/served-file';
 import { renderInstallScript } from '../install-scripts/install-script';
 import { ARMORED_KEY_FILE, KEYRING_FILE } from '../keys/public-keys';
 import { aptChoice, installSnippets, repositoryUrl, resolveOrigin } from '../snippets/install-snippets';
+import { DELIVERY_CALLER } from '../delivery-caller';
 
 const toRecord = (repository: Repository): RepositoryRecord => ({
   id: repository.id,
@@ -41,7 +42,7 @@ export function deliveryHandlers(
 
     async getInstallScript(request) {
       if (request.product !== 'deb' && request.product !== 'rpm') throw invalid('PACKYARD_DELIVERY_UNKNOWN_PRODUCT', 'Install scripts exist for deb and rpm');
-      const repository = toRecord(await repositories.getRepository({ id: request.repositoryId, workspaceId: '' }, { caller: SYSTEM_CALLER }));
+      const repository = toRecord(await repositories.getRepository({ id: request.repositoryId, workspaceId: '' }, { caller: DELIVERY_CALLER }));
       const kind = repository.kind === 'DEB' ? 'deb' : 'rpm';
       if (kind !== request.product) throw invalid('PACKYARD_DELIVERY_WRONG_PRODUCT', `Repository ${repository.name} is ${repository.kind}: use install-${kind}.sh`);
       const baseUrl = repositoryUrl(resolveOrigin(publicUrl, request.origin), repository);

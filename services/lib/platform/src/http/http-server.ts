@@ -41,7 +41,8 @@ const statusMessage = (error: FastifyError): string => {
  * The process's HTTP server (fastify). Modules register their plugins on `app` while
  * they initialise; the server listens once every module is ready to serve. Request
  * ids, RED metrics per route, the error format and health endpoints live here so every
- * module's routes behave alike.
+ * module's routes behave alike. /metrics is not served here: the metrics module serves
+ * it on its own port, away from the public one.
  */
 export function createHttpServer(options: {
   logger: Logger;
@@ -132,7 +133,6 @@ export function createHttpServer(options: {
   app.get('/api/actuator/health', health);
   app.get('/api/actuator/health/readiness', health);
   app.get('/api/actuator/health/liveness', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'UP' }));
-  app.get('/metrics', async (_request, reply) => reply.type(options.registry.contentType).send(await options.registry.metrics()));
 
   return {
     app,
