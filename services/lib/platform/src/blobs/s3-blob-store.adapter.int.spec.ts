@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, beforeAll } from 'vitest';
 import { blobStoreContract } from '@packyard/testing/contracts/blob-store.contract';
+import { sharedRadosgw } from '@packyard/testing/servers/shared-servers';
 import { createBlobStore } from './blob-store.factory';
 
 // s3rver speaks enough S3 for single PUTs, ranged GETs and presigned URLs; it is started
@@ -39,21 +40,25 @@ blobStoreContract(
   { noLargeObjects: 's3rver has no multipart upload, which bodies above the 16 MiB part size use' },
 );
 
-// a real MinIO (or S3) covers what s3rver cannot: multipart uploads of large bodies
-const minio = process.env.MINIO_ENDPOINT ? new URL(process.env.MINIO_ENDPOINT) : undefined;
+// Ceph's radosgw (single node, objects in memory), shared by the run: a full S3
+// implementation, so multipart uploads of large bodies are covered here
+const radosgw = await sharedRadosgw();
 blobStoreContract(
-  'S3 (minio client against MinIO)',
-  async () => ({
-    open: () =>
-      createBlobStore({
-        kind: 's3',
-        endPoint: minio!.hostname,
-        port: Number(minio!.port || (minio!.protocol === 'https:' ? 443 : 80)),
-        useSSL: minio!.protocol === 'https:',
-        accessKey: process.env.MINIO_ACCESS_KEY ?? 'minioadmin',
-        secretKey: process.env.MINIO_SECRET_KEY ?? 'minioadmin',
-        bucket: `packyard-${randomUUID().slice(0, 8)}`,
-      }),
-  }),
-  { skip: minio ? undefined : 'MINIO_ENDPOINT (e.g. http://127.0.0.1:9000) is not set' },
+  'S3 (minio client against Ceph radosgw)',
+  async () => {
+    const endpoint = new URL(radosgw.server!.endpoint);
+    return {
+      open: () =>
+        createBlobStore({
+          kind: 's3',
+          endPoint: endpoint.hostname,
+          port: Number(endpoint.port),
+          useSSL: false,
+          accessKey: radosgw.server!.accessKey,
+          secretKey: radosgw.server!.secretKey,
+          bucket: `packyard-${randomUUID().slice(0, 8)}`,
+        }),
+    };
+  },
+  { skip: radosgw.skip },
 );
