@@ -134,7 +134,7 @@ export const deliveryModule = defineModule({
         presignDownloads: settings.s3PresignDownloads,
       }),
     );
-    ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), settings.publicUrl));
+    ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), catalog, settings.publicUrl));
 
     // traffic leaves in batches, off the request path; a failed publish keeps nothing back
     // from the next batch's requests but is retried with its own messages once
