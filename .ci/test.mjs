@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 // The README's test command: typecheck and lint, then every vitest project (unit, int, e2e),
-// then one closing line "N passed, N failed, N skipped".
+// then one closing line "N passed, N failed, N skipped". Debian tools the tests use are
+// installed first when this runs as root (.ci/debian-tools.mjs); without them, the tests
+// that need them report themselves skipped with the reason.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureDebianTools } from './debian-tools.mjs';
 
 const args = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+
+ensureDebianTools();
 
 const typecheck = spawnSync('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit'], { stdio: 'inherit' });
 if (typecheck.status === 0) passed++;

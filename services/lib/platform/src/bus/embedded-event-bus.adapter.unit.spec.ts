@@ -10,4 +10,4 @@ eventBusContract('embedded (SQLite)', async () => {
     open: async () => EmbeddedEventBus.open(embeddedBusFile(dataDir), { ...defaultEmbeddedBusSettings, retry: { initialDelayMs: 10, maxDelayMs: 40 } }),
     dispose: async () => rmSync(dataDir, { recursive: true, force: true }),
   };
-});
+}, { oneConsumerPerGroup: 'the embedded log serves the modules of one process: a group has one consumer' });

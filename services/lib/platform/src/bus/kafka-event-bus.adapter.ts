@@ -4,6 +4,22 @@ import { deadLetter } from './dead-letter';
 import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type RetryPolicy } from './event-bus.port';
 
 const DEFAULT_MAX_ATTEMPTS = 5;
+
+export interface KafkaBusSettings {
+  retry: RetryPolicy;
+  /** how long the group waits for a consumer that stopped heartbeating (a crash) before its partitions move */
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  /** how long a fetch waits at the broker for new messages */
+  maxWaitMs: number;
+}
+
+export const defaultKafkaBusSettings: KafkaBusSettings = {
+  retry: { initialDelayMs: 200, maxDelayMs: 10_000 },
+  sessionTimeoutMs: 30_000,
+  heartbeatIntervalMs: 3_000,
+  maxWaitMs: 5_000,
+};
 /** ids remembered per consumer to drop redelivered duplicates; a restart forgets them */
 const RECENT_IDS = 10_000;
 
@@ -19,14 +35,18 @@ export class KafkaEventBus implements EventBus {
   private constructor(
     private readonly kafka: Kafka,
     private readonly producer: Producer,
-    private readonly retry: RetryPolicy,
+    private readonly settings: KafkaBusSettings,
   ) {}
 
-  static async connect(brokers: string[], clientId: string, retry: RetryPolicy = { initialDelayMs: 200, maxDelayMs: 10_000 }): Promise<KafkaEventBus> {
+  static async connect(brokers: string[], clientId: string, settings: KafkaBusSettings = defaultKafkaBusSettings): Promise<KafkaEventBus> {
     const kafka = new Kafka({ clientId, brokers, logLevel: logLevel.WARN });
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    // one request in flight keeps each key in order across retries. Not `idempotent`:
+    // kafkajs asks the cluster controller for a producer id, and brokers without one
+    // (librdkafka's mock cluster in our tests) refuse it; a retry's duplicate carries the
+    // same message id, which consumers drop (the outbox relay can repeat messages anyway).
+    const producer = kafka.producer({ maxInFlightRequests: 1 });
     await producer.connect();
-    return new KafkaEventBus(kafka, producer, retry);
+    return new KafkaEventBus(kafka, producer, settings);
   }
 
   async publish(topic: string, messages: BusMessage[]): Promise<void> {
@@ -44,7 +64,14 @@ export class KafkaEventBus implements EventBus {
     try {
       const existing = new Set(await admin.listTopics());
       const missing = topics.filter((topic) => !existing.has(topic));
-      if (missing.length > 0) await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic })) });
+      if (missing.length === 0) return;
+      await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic })) }).catch(async (error: unknown) => {
+        // a broker without a controller (librdkafka's mock cluster) refuses CreateTopics but
+        // creates topics a metadata request names; one that does neither fails here
+        await admin.fetchTopicMetadata({ topics: missing }).catch(() => {
+          throw error;
+        });
+      });
     } finally {
       await admin.disconnect();
     }
@@ -53,7 +80,12 @@ export class KafkaEventBus implements EventBus {
   async subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>): Promise<Consumer> {
     const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     await this.ensureTopics([...options.topics, ...options.topics.map(deadLetterTopicOf)]);
-    const consumer = this.kafka.consumer({ groupId: options.group });
+    const consumer = this.kafka.consumer({
+      groupId: options.group,
+      sessionTimeout: this.settings.sessionTimeoutMs,
+      heartbeatInterval: this.settings.heartbeatIntervalMs,
+      maxWaitTimeInMs: this.settings.maxWaitMs,
+    });
     const backoff = new Pause();
     let stopped = false;
     const recent = new Set<string>();
@@ -78,7 +110,7 @@ export class KafkaEventBus implements EventBus {
                 await this.publish(deadLetterTopicOf(topic), [deadLetter(message, topic, options.group, { failed: true, error, attempts })]);
                 break;
               }
-              await backoff.for(backoffDelay(attempts, this.retry.initialDelayMs, this.retry.maxDelayMs));
+              await backoff.for(backoffDelay(attempts, this.settings.retry.initialDelayMs, this.settings.retry.maxDelayMs));
               // leaving without a commit: the next owner of the partition redelivers
               if (stopped) throw new Error('consumer stopping', { cause: error });
               await heartbeat();

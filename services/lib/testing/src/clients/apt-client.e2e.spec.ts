@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { renderInstallScript } from '@packyard/delivery/install-scripts/install-script';
 import { aptGet, freshDebianRoot, installWithScript, runInRoot, type DebianRoot } from './debian-root';
 import { startReferenceRepository, type ReferenceRepository } from './reference-repository';
+import { toolsUnavailable } from '../servers/daemon';
 
 // The real apt 2.6 of a bookworm root against a repository built by reprepro: proves the
 // harness and install-deb.sh before Packyard's own delivery edge replaces the reference.
@@ -11,7 +12,9 @@ import { startReferenceRepository, type ReferenceRepository } from './reference-
 const token = 'pk_test_0123456789abcdef';
 const packageName = 'packyard-hello';
 
-describe('install-deb.sh with apt in a bookworm root', () => {
+const unavailable = toolsUnavailable(['debootstrap', 'reprepro', 'gpg', 'zstd', 'curl'], ['debootstrap', 'reprepro', 'gnupg', 'zstd', 'curl']);
+
+describe.skipIf(unavailable !== undefined)(`install-deb.sh with apt in a bookworm root${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
   let reference: ReferenceRepository;
   const roots: DebianRoot[] = [];
   const newRoot = async () => {

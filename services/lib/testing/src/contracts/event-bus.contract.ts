@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deadLetterTopicOf, type BusMessage, type Consumer, type EventBus } from '@packyard/platform/bus/event-bus.port';
 
 /**
@@ -22,8 +22,14 @@ const until = async (check: () => boolean, timeoutMs = 15_000) => {
 };
 const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface EventBusContractOptions {
+  skip?: string;
+  /** why a group cannot have two consumers at once (one process), if it cannot */
+  oneConsumerPerGroup?: string;
+}
+
 /** The behaviour every EventBus adapter must show. */
-export function eventBusContract(adapter: string, setup: () => Promise<EventBusFixture>, options: { skip?: string } = {}) {
+export function eventBusContract(adapter: string, setup: () => Promise<EventBusFixture>, options: EventBusContractOptions = {}) {
   describe.skipIf(options.skip !== undefined)(`EventBus contract: ${adapter}${options.skip ? ` (skipped: ${options.skip})` : ''}`, () => {
     const cleanups: (() => Promise<void>)[] = [];
     const openBus = async () => {
@@ -41,8 +47,13 @@ export function eventBusContract(adapter: string, setup: () => Promise<EventBusF
       return { bus: await open(), reopen: open };
     };
     const consumers: Consumer[] = [];
+    // group names are unique per test, so a broker shared by a whole run never mixes two tests' groups
+    let groupSuffix = '';
+    beforeEach(() => {
+      groupSuffix = `-${randomUUID().slice(0, 8)}`;
+    });
     const consume = async (bus: EventBus, group: string, topics: string[], handler: (m: BusMessage, topic: string) => Promise<void>, maxAttempts?: number) => {
-      const consumer = await bus.subscribe({ group, topics, maxAttempts }, handler);
+      const consumer = await bus.subscribe({ group: `${group}${groupSuffix}`, topics, maxAttempts }, handler);
       consumers.push(consumer);
       return consumer;
     };
@@ -150,7 +161,7 @@ export function eventBusContract(adapter: string, setup: () => Promise<EventBusF
       expect(attempts).toHaveLength(3);
       expect(seen).toEqual(['After']);
       expect(dead[0]).toMatchObject({ id: poison.id, type: 'Poison', key: 'k', data: poison.data });
-      expect(dead[0].metadata?.deadLetter).toEqual({ topic: t, group: 'strict', attempts: 3, error: 'TypeError: unparseable payload' });
+      expect(dead[0].metadata?.deadLetter).toEqual({ topic: t, group: `strict${groupSuffix}`, attempts: 3, error: 'TypeError: unparseable payload' });
     });
 
     it('does not commit the offset of a message whose handler never succeeded before a stop', async () => {
@@ -175,5 +186,43 @@ export function eventBusContract(adapter: string, setup: () => Promise<EventBusF
       await until(() => seen.length === 1);
       expect(seen).toEqual(['Pending']);
     });
+
+    it.skipIf(options.oneConsumerPerGroup !== undefined)(
+      `shares a group's work with a consumer that joins: it takes over part of the keys, nothing is lost, order per key holds${options.oneConsumerPerGroup ? ` (skipped: ${options.oneConsumerPerGroup})` : ''}`,
+      async () => {
+        const { bus, reopen } = await openBus();
+        const second = await reopen();
+        const t = topic();
+        const keys = Array.from({ length: 16 }, (_, i) => `repo-${i}`);
+        const published: BusMessage[] = [];
+        const publishRound = async () => {
+          const round = keys.map((key) => message(key, String(published.length / keys.length + 1)));
+          published.push(...round);
+          await bus.publish(t, round);
+        };
+        const handled: { by: 'first' | 'second'; message: BusMessage }[] = [];
+        await consume(bus, 'shared', [t], async (m) => void handled.push({ by: 'first', message: m }));
+        await publishRound();
+        await until(() => handled.length === keys.length);
+
+        // a second process of the same module starts: the group rebalances
+        await consume(second, 'shared', [t], async (m) => void handled.push({ by: 'second', message: m }));
+        while (!handled.some(({ by }) => by === 'second')) {
+          if (published.length >= 40 * keys.length) throw new Error('the joining consumer never got a partition');
+          await publishRound();
+          await settle(500);
+        }
+        const firstDeliveries = () => [...new Map(handled.map(({ message: m }) => [m.id, m] as const)).values()];
+        await until(() => firstDeliveries().length === published.length);
+        expect(new Set(handled.filter(({ by }) => by === 'first').map(({ message: m }) => m.key)).size).toBeGreaterThan(0);
+        // first deliveries of each key come in publish order, whichever consumer had the key
+        // (a message in flight during the rebalance may come a second time: at-least-once)
+        for (const key of keys) {
+          const order = firstDeliveries().filter((m) => m.key === key).map((m) => Number(m.type));
+          expect(order, key).toEqual(order.map((_, i) => i + 1));
+        }
+      },
+      60_000,
+    );
   });
 }

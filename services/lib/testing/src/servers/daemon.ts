@@ -62,7 +62,17 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
-/** the programs among `programs` that are not on PATH, for a skip reason */
+/**
+ * Why a test that runs `programs` cannot run here (with the Debian packages that bring
+ * them), or undefined when all are on PATH: the reason a suite skips with.
+ */
+export function toolsUnavailable(programs: readonly string[], packages: readonly string[]): string | undefined {
+  const missing = missingPrograms(programs);
+  if (missing.length === 0) return undefined;
+  return `${missing.join(', ')} not installed (Debian packages ${packages.join(' ')}; as root, node .ci/debian-tools.mjs installs them)`;
+}
+
+/** the programs among `programs` that are not on PATH */
 export function missingPrograms(programs: readonly string[]): string[] {
   const directories = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
   const found = (program: string) =>

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runChecked } from '../clients/run-command';
 import { REPO_ROOT } from '../program';
-import { missingPrograms, spawnDaemon, waitFor } from './daemon';
+import { spawnDaemon, toolsUnavailable, waitFor } from './daemon';
 
 export interface RunningKafkaBroker {
   /** bootstrap servers, host:port */
@@ -19,9 +19,10 @@ export const DEFAULT_CACHE_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'pack
 
 /** why the mock broker cannot be built on this machine, or undefined when it can */
 export function kafkaBrokerUnavailable(): string | undefined {
-  const missing = [...missingPrograms(['gcc']), ...(existsSync(MOCK_HEADER) ? [] : [MOCK_HEADER])];
-  if (missing.length === 0) return undefined;
-  return `${missing.join(', ')} not installed (Debian packages ${KAFKA_BROKER_PACKAGES.join(' ')}; as root, node .ci/debian-tools.mjs installs them)`;
+  return (
+    toolsUnavailable(['gcc'], KAFKA_BROKER_PACKAGES) ??
+    (existsSync(MOCK_HEADER) ? undefined : `${MOCK_HEADER} not installed (Debian packages ${KAFKA_BROKER_PACKAGES.join(' ')}; as root, node .ci/debian-tools.mjs installs them)`)
+  );
 }
 
 /** compiles the broker once per version of its source into `cacheDir` */

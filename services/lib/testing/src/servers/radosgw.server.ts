@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runChecked } from '../clients/run-command';
-import { freePort, missingPrograms, spawnDaemon, waitFor, type Daemon } from './daemon';
+import { freePort, spawnDaemon, toolsUnavailable, waitFor, type Daemon } from './daemon';
 
 export interface RunningRadosgw {
   /** S3 endpoint, e.g. http://127.0.0.1:40123 */
@@ -17,11 +17,7 @@ export const RADOSGW_PROGRAMS = ['ceph-mon', 'ceph-osd', 'radosgw', 'radosgw-adm
 export const RADOSGW_PACKAGES = ['radosgw', 'ceph-mon', 'ceph-osd', 'ceph-common'];
 
 /** why radosgw cannot start on this machine, or undefined when it can */
-export function radosgwUnavailable(): string | undefined {
-  const missing = missingPrograms(RADOSGW_PROGRAMS);
-  if (missing.length === 0) return undefined;
-  return `${missing.join(', ')} not installed (Debian packages ${RADOSGW_PACKAGES.join(' ')}; as root, node .ci/debian-tools.mjs installs them)`;
-}
+export const radosgwUnavailable = () => toolsUnavailable(RADOSGW_PROGRAMS, RADOSGW_PACKAGES);
 
 /** a ceph CLI call; a monitor that refuses us would otherwise block it for 300 s */
 const ceph = (seconds: number, program: string, args: string[], cwd: string) => runChecked('timeout', [String(seconds), program, ...args], { cwd });
