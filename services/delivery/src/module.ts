@@ -1,5 +1,7 @@
+import { hostname } from 'node:os';
 import {
   boolean,
+  BUS_SETTINGS,
   busModule,
   defineModule,
   defineSettings,
@@ -56,7 +58,15 @@ const PACKAGE_CACHE_TOTAL_BYTES = 256 * 1024 * 1024;
 export const DELIVERY_SETTINGS = defineSettings({
   publicUrl: text('PUBLIC_URL', undefined, 'origin users and apt/dnf reach Packyard at (e.g. https://packages.example.com); defaults to the request\'s Host'),
   s3PresignDownloads: boolean('S3_PRESIGN_DOWNLOADS', false, 'redirect package downloads to short-lived presigned URLs (BLOBS=s3)'),
+  replicaId: text('DELIVERY_REPLICA_ID', undefined, 'names this delivery replica: with BUS=kafka each replica follows every event in its own consumer group, delivery-<id> (default: the host name, a pod\'s name in Kubernetes)'),
 });
+
+/**
+ * Every delivery replica serves every repository, so each keeps its own read model of
+ * every event: replicas must not share a consumer group (that would split the
+ * partitions between them). The embedded bus has one process only and keeps its group.
+ */
+const consumerGroupOf = (replicaId: string | undefined, kafka: boolean) => (kafka ? `delivery-${replicaId ?? hostname()}` : 'delivery');
 
 export const deliveryModule = defineModule({
   name: 'delivery',
@@ -95,6 +105,7 @@ export const deliveryModule = defineModule({
       logger: ctx.logger,
       projections: [deliveryProjection(onChange)],
       reactions: inboxReactions(stores),
+      consumerGroup: consumerGroupOf(settings.replicaId, ctx.settings(BUS_SETTINGS).bus === 'kafka'),
       fail: ctx.fail,
     });
     await catalog.refreshAll();
@@ -123,7 +134,7 @@ export const deliveryModule = defineModule({
         presignDownloads: settings.s3PresignDownloads,
       }),
     );
-    ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), settings.publicUrl));
+    ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), catalog, settings.publicUrl));
 
     // traffic leaves in batches, off the request path; a failed publish keeps nothing back
     // from the next batch's requests but is retried with its own messages once

@@ -92,7 +92,8 @@ export function createHttpServer(options: {
     const labels = { method: request.method, route, status_code: String(reply.statusCode) };
     requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
-    if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url, statusCode: reply.statusCode }, 'request failed');
+    // a 503 from readiness is an answer to a probe, not a failed request
+    if (reply.statusCode >= 500 && !route.startsWith('/api/actuator/health')) request.log.warn({ method: request.method, url: request.url, statusCode: reply.statusCode }, 'request failed');
     else request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: reply.elapsedTime }, 'request');
   });
 

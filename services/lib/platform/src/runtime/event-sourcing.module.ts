@@ -86,6 +86,11 @@ export async function startEventSourcing(options: {
   logger: Logger;
   projections: Projection[];
   reactions?: Reaction[];
+  /**
+   * the consumer group of the reactions (default: the module, so its replicas share the
+   * work); a replica that keeps its own read model of every event names its own group
+   */
+  consumerGroup?: string;
   /** the module's `ctx.fail`: called once processing has failed EVENT_PROCESSING_ATTEMPTS times in a row */
   fail: (error: unknown) => void;
   attempts?: number;
@@ -104,7 +109,7 @@ export async function startEventSourcing(options: {
   const consumers: Consumer[] = [];
   for (const [index, reaction] of (options.reactions ?? []).entries()) {
     consumers.push(
-      await bus.subscribe({ group: `${module}-${index}`, topics: reaction.contexts.map(topicOf) }, (message) => reaction.handle(message)),
+      await bus.subscribe({ group: `${options.consumerGroup ?? module}-${index}`, topics: reaction.contexts.map(topicOf) }, (message) => reaction.handle(message)),
     );
   }
   return {

@@ -76,7 +76,10 @@ export class ModuleManager {
           running,
           isProcessReady: () => this.ready,
           settings: (declaration) => {
-            if (declaration !== module.settings) throw new Error(`module ${module.name} reads settings it does not declare`);
+            // its own settings, or those of a module it uses (which mode the bus runs in, say)
+            if (declaration !== module.settings && !module.deps.some((dep) => dep.settings === declaration)) {
+              throw new Error(`module ${module.name} reads settings it does not declare`);
+            }
             return this.settings.get(declaration) as never;
           },
           fail: (error) => {

@@ -11,7 +11,7 @@ import type { Config, Setting, SettingsDeclaration, ValuesOf } from './config';
 export interface ModuleContext {
   /** the settings every process reads (data folder, log level, event store, ...) */
   config: Config;
-  /** the module's own settings, parsed from the environment (declared in its `settings`) */
+  /** the module's own settings, or a dependency's, parsed from the environment */
   settings<S extends Record<string, Setting<unknown>>>(declaration: SettingsDeclaration<S>): ValuesOf<S>;
   logger: Logger;
   /**
