@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { abandonedAfterMs, sweepAbandoned } from '../blobs/abandoned-blobs';
 import { createBlobStore } from '../blobs/blob-store.factory';
 import type { BlobStore } from '../blobs/blob-store.port';
 import { defineModule } from './module';
@@ -28,6 +29,13 @@ export const blobStoreModule = defineModule<BlobStore>({
           }
         : { kind: 'fs', dir: join(config.dataDir, 'blobs') },
     );
-    return { value: store, stop: () => store.close() };
+    const stopSweeping = await sweepAbandoned('temporary blobs', abandonedAfterMs(config), ctx.logger, (cutoff) => store.removeAbandonedTemporaries(cutoff));
+    return {
+      value: store,
+      stop: async () => {
+        stopSweeping();
+        await store.close();
+      },
+    };
   },
 });

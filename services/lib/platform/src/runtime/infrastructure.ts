@@ -84,6 +84,12 @@ export const httpServerModule = defineModule<HttpServer>({
       bodyLimit: 1024 * 1024,
       trustProxy: ctx.config.trustProxy,
       isProcessReady: ctx.isProcessReady,
+      timeouts: {
+        headersMs: ctx.config.httpHeadersTimeoutSeconds * 1000,
+        requestMs: ctx.config.httpRequestTimeoutSeconds * 1000,
+        idleMs: ctx.config.httpIdleTimeoutSeconds * 1000,
+        longBodyMs: ctx.config.uploadTimeoutSeconds * 1000,
+      },
     });
     return {
       value: http,
