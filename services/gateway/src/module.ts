@@ -1,9 +1,11 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineModule, defineSettings, grpcClientsModule, httpServerModule, text } from '@packyard/platform';
-import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
+import { sweepAbandoned, type BlobStore } from '@packyard/platform/blobs/index';
+import { BLOB_STORE_SETTINGS, blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { HealthDefinition, HealthCheckResponse_ServingStatus } from '@packyard/proto/grpc/health/v1/health';
 import { gatewayApp } from './app';
+import { STAGING_PREFIX } from './routes/upload.routes';
 
 /** the modules the API calls; each must answer gRPC health for the gateway to be ready */
 const UPSTREAM_MODULES = ['identity', 'workspace', 'repository', 'artifact', 'token', 'delivery'];
@@ -30,12 +32,24 @@ export const gatewayModule = defineModule({
         return { ok: answers.every(({ status }) => status === HealthCheckResponse_ServingStatus.SERVING) };
       });
     }
+    const blobs = ctx.use(blobStoreModule);
     await http.app.register(gatewayApp, {
       clients,
-      blobs: ctx.use(blobStoreModule),
+      blobs,
       frontendsDir: ctx.settings(GATEWAY_SETTINGS).consoleDir ?? defaultFrontendsDir,
       maxUploadBytes: ctx.config.maxUploadBytes,
     });
-    return { value: undefined };
+    // uploads staged by a gateway that died before artifact claimed them
+    const stopSweeping = await sweepAbandoned('staged uploads', ctx.settings(BLOB_STORE_SETTINGS).abandonedAfterSeconds * 1000, ctx.logger, (cutoff) => removeStagedBefore(blobs, cutoff));
+    return { value: undefined, stop: async () => stopSweeping() };
   },
 });
+
+async function removeStagedBefore(blobs: BlobStore, cutoff: Date): Promise<number> {
+  let removed = 0;
+  for await (const key of blobs.list(STAGING_PREFIX, { modifiedBefore: cutoff })) {
+    await blobs.delete(key);
+    removed++;
+  }
+  return removed;
+}
