@@ -14,7 +14,7 @@ import { ID_TOKEN_TTL_SECONDS, type IdTokenSigner } from './keys/id-token.signer
 import { SlidingWindowLimiter } from './limits/sliding-window.limiter';
 import type { OidcClient } from './oidc/oidc.client';
 import { USER_TOKENS, type UserTokenDocument } from './projections/user-tokens.projection';
-import type { RefreshTokenStore } from './sessions/refresh-token.store';
+import type { Device, RefreshTokenStore } from './sessions/refresh-token.store';
 import { validateEmail, validateNewPassword } from './user/credentials';
 import { emailClaimDecider, emailClaimStream, normalizeEmail } from './user/email-claim.decider';
 import { hashPassword, verifyPassword } from './user/password-hasher';
@@ -82,12 +82,14 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
     return state.userId;
   };
 
-  const session = async (user: { userId: string; email: string }, refreshToken?: string): Promise<Session> => ({
-    idToken: await signer.sign({ id: user.userId, email: user.email }),
-    refreshToken: refreshToken ?? (await refreshTokens.start(user.userId)),
+  /** an ID token for a refresh token's session: a new one (sign-in) or the next of a rotation */
+  const session = async (user: { userId: string; email: string }, refresh: { refreshToken: string; sessionId: string }): Promise<Session> => ({
+    idToken: await signer.sign({ id: user.userId, email: user.email }, refresh.sessionId),
+    refreshToken: refresh.refreshToken,
     expiresIn: ID_TOKEN_TTL_SECONDS,
     user: { id: user.userId, email: user.email },
   });
+  const signIn = async (user: { userId: string; email: string }, device: Device) => session(user, await refreshTokens.start(user.userId, device));
 
   const countAttempt = (clientIp: string) => {
     const decision = attemptsPerIp.hit(clientIp || 'unknown');
@@ -113,17 +115,17 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
   return {
     jwks: () => signer.jwks(),
 
-    async register(request: { email: string; password: string; clientIp: string }) {
+    async register(request: { email: string; password: string } & Device) {
       countAttempt(request.clientIp);
       const email = validateEmail(request.email);
       validateNewPassword(request.password);
       const passwordHash = await hashPassword(request.password);
       const userId = await claimEmail(email);
       const user = await execute(userId, { type: 'RegisterUser', userId, email, passwordHash, at: now() });
-      return session(user);
+      return signIn(user, request);
     },
 
-    async login(request: { email: string; password: string; clientIp: string }) {
+    async login(request: { email: string; password: string } & Device) {
       countAttempt(request.clientIp);
       const account = normalizeEmail(request.email);
       if (!account || !request.password) throw invalid('PACKYARD_IDENTITY_CREDENTIALS_REQUIRED', 'Email and password are required');
@@ -135,15 +137,15 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
         throw unauthenticated(INVALID_CREDENTIALS);
       }
       failuresPerAccount.reset(account);
-      return session(user);
+      return signIn(user, request);
     },
 
-    async refresh(refreshToken: string) {
+    async refresh(refreshToken: string, device: Device) {
       if (!refreshToken) throw invalid('PACKYARD_IDENTITY_REFRESH_TOKEN_REQUIRED', 'refreshToken is required');
-      const rotated = await refreshTokens.rotate(refreshToken);
+      const rotated = await refreshTokens.rotate(refreshToken, device);
       const user = await load(rotated.userId);
       if (user.status !== 'registered') throw unauthenticated('Invalid or expired refresh token');
-      return session(user, rotated.refreshToken);
+      return session(user, rotated);
     },
 
     async logout(refreshToken: string) {
@@ -158,7 +160,7 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
     },
 
     /** creates the account, or links an existing one, by the provider's verified e-mail address */
-    async finishOidc(request: { state: string; code: string; redirectUri: string }) {
+    async finishOidc(request: { state: string; code: string; redirectUri: string } & Device) {
       const identity = await oidc.finish(request);
       const link = { issuer: identity.issuer, subject: identity.subject };
       const userId = await claimEmail(identity.email);
@@ -167,7 +169,7 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
         existing.status === 'registered'
           ? await execute(userId, { type: 'LinkIdentity', ...link, email: identity.email, at: now() })
           : await execute(userId, { type: 'RegisterUser', userId, email: identity.email, passwordHash: null, identity: link, at: now() });
-      return { session: await session(user), returnTo: identity.returnTo };
+      return { session: await signIn(user, request), returnTo: identity.returnTo };
     },
 
     async profile(caller: Caller) {
@@ -194,8 +196,27 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
       }
       validateNewPassword(request.newPassword);
       const changed = await execute(user.userId, { type: 'ChangePassword', passwordHash: await hashPassword(request.newPassword), at: now() }, caller);
+      const device = await refreshTokens.deviceOf(user.userId, caller.sessionId);
       await refreshTokens.revokeAll(user.userId);
-      return session(changed);
+      return signIn(changed, device);
+    },
+
+    signInOptions: () => ({ google: oidc.configured }),
+
+    async sessions(caller: Caller) {
+      personally(caller, 'list sessions');
+      return (await refreshTokens.list(signedIn(caller))).map((entry) => ({ ...entry, current: entry.id === caller.sessionId }));
+    },
+
+    async revokeSession(caller: Caller, sessionId: string) {
+      personally(caller, 'sign out sessions');
+      await refreshTokens.revokeSession(signedIn(caller), sessionId);
+    },
+
+    async revokeOtherSessions(caller: Caller) {
+      personally(caller, 'sign out sessions');
+      // without a session of its own (an ID token from before sessions were named) every session goes
+      await refreshTokens.revokeAll(signedIn(caller), caller.sessionId);
     },
 
     async listTokens(caller: Caller) {

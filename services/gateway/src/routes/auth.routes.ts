@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { SYSTEM_CALLER } from '@packyard/platform';
+import { PackyardError, SYSTEM_CALLER } from '@packyard/platform';
 import { IdentityServiceDefinition, type Session } from '@packyard/proto/packyard/identity/v1/identity';
 import type { GatewayOptions } from '../app';
 
@@ -13,6 +13,7 @@ const SessionResponse = Type.Object({
   expiresIn: Type.Integer({ description: 'seconds the ID token is valid' }),
   user: Type.Object({ id: Type.String(), email: Type.String() }),
 });
+const SignInOptions = Type.Object({ google: Type.Boolean({ description: 'true when "Sign in with Google" (OpenID Connect) is configured' }) });
 const ErrorResponse = Type.Object({ status: Type.Integer(), message: Type.String(), details: Type.Object({}, { additionalProperties: true }) });
 const tags = ['auth'];
 
@@ -21,6 +22,9 @@ const DEFAULT_RETURN_TO = '/dashboard';
 
 /** only a path of this origin: anything else would make sign-in an open redirect */
 const localPath = (value: string | undefined) => (value && /^\/(?![/\\])/.test(value) ? value : DEFAULT_RETURN_TO);
+
+/** what the session list shows of the device signing in */
+const deviceOf = (request: FastifyRequest) => ({ clientIp: request.ip, userAgent: request.headers['user-agent'] ?? '' });
 
 const toBody = (session: Session) => ({ idToken: session.idToken, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user: session.user! });
 
@@ -39,19 +43,19 @@ export async function authRoutes(parent: FastifyInstance, options: GatewayOption
   app.post(
     '/v1/auth/register',
     { schema: { tags, summary: 'Create an account with e-mail and password', body: Credentials, response: { 201: SessionResponse, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse } } },
-    async (request, reply) => reply.code(201).send(toBody(await identity.register({ ...request.body, clientIp: request.ip }, call))),
+    async (request, reply) => reply.code(201).send(toBody(await identity.register({ ...request.body, ...deviceOf(request) }, call))),
   );
 
   app.post(
     '/v1/auth/login',
     { schema: { tags, summary: 'Sign in with e-mail and password', body: Credentials, response: { 200: SessionResponse, 401: ErrorResponse, 429: ErrorResponse } } },
-    async (request) => toBody(await identity.login({ ...request.body, clientIp: request.ip }, call)),
+    async (request) => toBody(await identity.login({ ...request.body, ...deviceOf(request) }, call)),
   );
 
   app.post(
     '/v1/auth/refresh',
     { schema: { tags, summary: 'Exchange a refresh token for a new session (the refresh token is spent)', body: RefreshBody, response: { 200: SessionResponse, 401: ErrorResponse } } },
-    async (request) => toBody(await identity.refresh({ refreshToken: request.body.refreshToken }, call)),
+    async (request) => toBody(await identity.refresh({ refreshToken: request.body.refreshToken, ...deviceOf(request) }, call)),
   );
 
   app.post(
@@ -64,14 +68,32 @@ export async function authRoutes(parent: FastifyInstance, options: GatewayOption
   );
 
   app.get(
+    '/v1/auth/options',
+    { schema: { tags, summary: 'The sign-in methods this server offers, for the login page', response: { 200: SignInOptions } } },
+    async () => identity.getSignInOptions({}, call),
+  );
+
+  app.get(
     '/v1/auth/oidc/google/start',
-    { schema: { tags, summary: 'Start "Sign in with Google"; redirects to the provider', querystring: Type.Object({ returnTo: Type.Optional(Type.String()) }), response: { 503: ErrorResponse } } },
+    {
+      schema: {
+        tags,
+        summary: 'Start "Sign in with Google"; redirects to the provider, or back to /login with the reason when sign-in cannot start (e.g. not configured)',
+        querystring: Type.Object({ returnTo: Type.Optional(Type.String()) }),
+      },
+    },
     async (request, reply) => {
-      const { authorizationUrl } = await identity.startOidc(
-        { provider: 'google', returnTo: localPath(request.query.returnTo), redirectUri: callbackUrl(request) },
-        call,
-      );
-      return reply.redirect(authorizationUrl, 302);
+      try {
+        const { authorizationUrl } = await identity.startOidc(
+          { provider: 'google', returnTo: localPath(request.query.returnTo), redirectUri: callbackUrl(request) },
+          call,
+        );
+        return reply.redirect(authorizationUrl, 302);
+      } catch (failure) {
+        // a browser navigated here: it gets the login page with the reason, not a JSON error page
+        if (!(failure instanceof PackyardError) || failure.kind !== 'UNAVAILABLE') throw failure;
+        return reply.redirect(`/login?${new URLSearchParams({ error: failure.message })}`, 302);
+      }
     },
   );
 
@@ -89,7 +111,7 @@ export async function authRoutes(parent: FastifyInstance, options: GatewayOption
       const fail = (message: string) => reply.redirect(`/login?${new URLSearchParams({ error: message })}`, 302);
       if (error) return fail(error === 'access_denied' ? 'Google sign-in was cancelled' : 'Google sign-in failed');
       try {
-        const { session, returnTo } = await identity.finishOidc({ state, code, redirectUri: callbackUrl(request) }, call);
+        const { session, returnTo } = await identity.finishOidc({ state, code, redirectUri: callbackUrl(request), ...deviceOf(request) }, call);
         const fragment = new URLSearchParams({ idToken: session!.idToken, refreshToken: session!.refreshToken, expiresIn: String(session!.expiresIn), returnTo });
         // the fragment never reaches a server; no-referrer keeps the code out of onward requests
         return reply.header('referrer-policy', 'no-referrer').redirect(`/login/callback#${fragment}`, 302);

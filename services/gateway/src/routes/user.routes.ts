@@ -33,6 +33,15 @@ const UserTokenResponse = Type.Object({
 const CreatedUserToken = Type.Composite([UserTokenResponse, Type.Object({ token: Type.String({ description: 'shown once' }) })]);
 const CreateUserToken = Type.Object({ name: Type.String(), scopes: Type.Array(Type.String()) });
 
+const SignInSession = Type.Object({
+  id: Type.String(),
+  userAgent: Type.String({ description: 'the browser or client the session was last used from' }),
+  clientIp: Type.String({ description: 'the address the session was last used from' }),
+  createdAt: Type.String(),
+  lastUsedAt: Type.String(),
+  current: Type.Boolean({ description: 'the session this request is made from' }),
+});
+
 const toUserToken = (token: UserToken) => ({ id: token.id, name: token.name, scopes: token.scopes, createdAt: token.createdAt, lastUsed: token.lastUsed || null });
 
 /** The signed-in user's own settings: profile, security, API keys (`/api/v1/user/...`). */
@@ -59,6 +68,30 @@ export async function userRoutes(parent: FastifyInstance, options: GatewayOption
     async (request) => {
       const session = await identity.changePassword(request.body, { caller: request.caller });
       return { ...session, user: session.user! };
+    },
+  );
+
+  app.get(
+    '/user/sessions',
+    { schema: { tags, summary: 'The signed-in sessions (devices) of the account, most recently used first', response: { 200: Type.Array(SignInSession) } } },
+    async (request) => (await identity.listSessions({}, { caller: request.caller })).sessions,
+  );
+
+  app.delete(
+    '/user/sessions/:id',
+    { schema: { tags, summary: 'Sign out one session (its refresh token stops working)', params: Type.Object({ id: Type.String() }), response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      await identity.revokeSession({ id: request.params.id }, { caller: request.caller });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/user/sessions',
+    { schema: { tags, summary: 'Sign out every session but the current one', response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      await identity.revokeOtherSessions({}, { caller: request.caller });
+      return reply.code(204).send(null);
     },
   );
 

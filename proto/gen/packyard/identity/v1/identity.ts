@@ -8,16 +8,19 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
 
+/** client_ip and user_agent describe the device in the session list */
 export interface Credentials {
   email: string;
   password: string;
   clientIp: string;
+  userAgent: string;
 }
 
 export interface LoginRequest {
   email: string;
   password: string;
   clientIp: string;
+  userAgent: string;
 }
 
 export interface User {
@@ -34,6 +37,8 @@ export interface Session {
 
 export interface RefreshRequest {
   refreshToken: string;
+  clientIp: string;
+  userAgent: string;
 }
 
 export interface LogoutResponse {
@@ -53,6 +58,8 @@ export interface FinishOidcRequest {
   state: string;
   code: string;
   redirectUri: string;
+  clientIp: string;
+  userAgent: string;
 }
 
 export interface FinishOidcResponse {
@@ -151,8 +158,45 @@ export interface ValidateUserTokenResponse {
   scopes: string[];
 }
 
+export interface GetSignInOptionsRequest {
+}
+
+export interface SignInOptions {
+  /** true when an OpenID Connect client is configured ("Sign in with Google") */
+  google: boolean;
+}
+
+/** a signed-in device: a refresh token family */
+export interface SignInSession {
+  id: string;
+  userAgent: string;
+  clientIp: string;
+  /** ISO-8601 */
+  createdAt: string;
+  lastUsedAt: string;
+  /** the session the request was made from */
+  current: boolean;
+}
+
+export interface ListSessionsRequest {
+}
+
+export interface ListSessionsResponse {
+  sessions: SignInSession[];
+}
+
+export interface RevokeSessionRequest {
+  id: string;
+}
+
+export interface RevokeOtherSessionsRequest {
+}
+
+export interface RevokeSessionResponse {
+}
+
 function createBaseCredentials(): Credentials {
-  return { email: "", password: "", clientIp: "" };
+  return { email: "", password: "", clientIp: "", userAgent: "" };
 }
 
 export const Credentials: MessageFns<Credentials> = {
@@ -165,6 +209,9 @@ export const Credentials: MessageFns<Credentials> = {
     }
     if (message.clientIp !== "") {
       writer.uint32(26).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(34).string(message.userAgent);
     }
     return writer;
   },
@@ -206,6 +253,14 @@ export const Credentials: MessageFns<Credentials> = {
             message.clientIp = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -227,6 +282,11 @@ export const Credentials: MessageFns<Credentials> = {
         : isSet(object.client_ip)
         ? globalThis.String(object.client_ip)
         : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
     };
   },
 
@@ -241,6 +301,9 @@ export const Credentials: MessageFns<Credentials> = {
     if (message.clientIp !== "") {
       obj.clientIp = message.clientIp;
     }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
     return obj;
   },
 
@@ -252,12 +315,13 @@ export const Credentials: MessageFns<Credentials> = {
     message.email = object.email ?? "";
     message.password = object.password ?? "";
     message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
     return message;
   },
 };
 
 function createBaseLoginRequest(): LoginRequest {
-  return { email: "", password: "", clientIp: "" };
+  return { email: "", password: "", clientIp: "", userAgent: "" };
 }
 
 export const LoginRequest: MessageFns<LoginRequest> = {
@@ -270,6 +334,9 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     }
     if (message.clientIp !== "") {
       writer.uint32(26).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(34).string(message.userAgent);
     }
     return writer;
   },
@@ -311,6 +378,14 @@ export const LoginRequest: MessageFns<LoginRequest> = {
             message.clientIp = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -332,6 +407,11 @@ export const LoginRequest: MessageFns<LoginRequest> = {
         : isSet(object.client_ip)
         ? globalThis.String(object.client_ip)
         : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
     };
   },
 
@@ -346,6 +426,9 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     if (message.clientIp !== "") {
       obj.clientIp = message.clientIp;
     }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
     return obj;
   },
 
@@ -357,6 +440,7 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     message.email = object.email ?? "";
     message.password = object.password ?? "";
     message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
     return message;
   },
 };
@@ -576,13 +660,19 @@ export const Session: MessageFns<Session> = {
 };
 
 function createBaseRefreshRequest(): RefreshRequest {
-  return { refreshToken: "" };
+  return { refreshToken: "", clientIp: "", userAgent: "" };
 }
 
 export const RefreshRequest: MessageFns<RefreshRequest> = {
   encode(message: RefreshRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.refreshToken !== "") {
       writer.uint32(10).string(message.refreshToken);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(18).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(26).string(message.userAgent);
     }
     return writer;
   },
@@ -608,6 +698,22 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
             message.refreshToken = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -627,6 +733,16 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
         : isSet(object.refresh_token)
         ? globalThis.String(object.refresh_token)
         : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
     };
   },
 
@@ -634,6 +750,12 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
     const obj: any = {};
     if (message.refreshToken !== "") {
       obj.refreshToken = message.refreshToken;
+    }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
     }
     return obj;
   },
@@ -644,6 +766,8 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
   fromPartial(object: DeepPartial<RefreshRequest>): RefreshRequest {
     const message = createBaseRefreshRequest();
     message.refreshToken = object.refreshToken ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
     return message;
   },
 };
@@ -883,7 +1007,7 @@ export const StartOidcResponse: MessageFns<StartOidcResponse> = {
 };
 
 function createBaseFinishOidcRequest(): FinishOidcRequest {
-  return { state: "", code: "", redirectUri: "" };
+  return { state: "", code: "", redirectUri: "", clientIp: "", userAgent: "" };
 }
 
 export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
@@ -896,6 +1020,12 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
     }
     if (message.redirectUri !== "") {
       writer.uint32(26).string(message.redirectUri);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(34).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(42).string(message.userAgent);
     }
     return writer;
   },
@@ -937,6 +1067,22 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
             message.redirectUri = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -958,6 +1104,16 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
         : isSet(object.redirect_uri)
         ? globalThis.String(object.redirect_uri)
         : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
     };
   },
 
@@ -972,6 +1128,12 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
     if (message.redirectUri !== "") {
       obj.redirectUri = message.redirectUri;
     }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
     return obj;
   },
 
@@ -983,6 +1145,8 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
     message.state = object.state ?? "";
     message.code = object.code ?? "";
     message.redirectUri = object.redirectUri ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
     return message;
   },
 };
@@ -2531,6 +2695,584 @@ export const ValidateUserTokenResponse: MessageFns<ValidateUserTokenResponse> = 
   },
 };
 
+function createBaseGetSignInOptionsRequest(): GetSignInOptionsRequest {
+  return {};
+}
+
+export const GetSignInOptionsRequest: MessageFns<GetSignInOptionsRequest> = {
+  encode(_: GetSignInOptionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSignInOptionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSignInOptionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetSignInOptionsRequest {
+    return {};
+  },
+
+  toJSON(_: GetSignInOptionsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetSignInOptionsRequest>): GetSignInOptionsRequest {
+    return GetSignInOptionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<GetSignInOptionsRequest>): GetSignInOptionsRequest {
+    const message = createBaseGetSignInOptionsRequest();
+    return message;
+  },
+};
+
+function createBaseSignInOptions(): SignInOptions {
+  return { google: false };
+}
+
+export const SignInOptions: MessageFns<SignInOptions> = {
+  encode(message: SignInOptions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.google !== false) {
+      writer.uint32(8).bool(message.google);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInOptions {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInOptions();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.google = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInOptions {
+    return { google: isSet(object.google) ? globalThis.Boolean(object.google) : false };
+  },
+
+  toJSON(message: SignInOptions): unknown {
+    const obj: any = {};
+    if (message.google !== false) {
+      obj.google = message.google;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignInOptions>): SignInOptions {
+    return SignInOptions.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignInOptions>): SignInOptions {
+    const message = createBaseSignInOptions();
+    message.google = object.google ?? false;
+    return message;
+  },
+};
+
+function createBaseSignInSession(): SignInSession {
+  return { id: "", userAgent: "", clientIp: "", createdAt: "", lastUsedAt: "", current: false };
+}
+
+export const SignInSession: MessageFns<SignInSession> = {
+  encode(message: SignInSession, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(18).string(message.userAgent);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(26).string(message.clientIp);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(34).string(message.createdAt);
+    }
+    if (message.lastUsedAt !== "") {
+      writer.uint32(42).string(message.lastUsedAt);
+    }
+    if (message.current !== false) {
+      writer.uint32(48).bool(message.current);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInSession {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInSession();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lastUsedAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.current = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInSession {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      lastUsedAt: isSet(object.lastUsedAt)
+        ? globalThis.String(object.lastUsedAt)
+        : isSet(object.last_used_at)
+        ? globalThis.String(object.last_used_at)
+        : "",
+      current: isSet(object.current) ? globalThis.Boolean(object.current) : false,
+    };
+  },
+
+  toJSON(message: SignInSession): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.lastUsedAt !== "") {
+      obj.lastUsedAt = message.lastUsedAt;
+    }
+    if (message.current !== false) {
+      obj.current = message.current;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignInSession>): SignInSession {
+    return SignInSession.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignInSession>): SignInSession {
+    const message = createBaseSignInSession();
+    message.id = object.id ?? "";
+    message.userAgent = object.userAgent ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.lastUsedAt = object.lastUsedAt ?? "";
+    message.current = object.current ?? false;
+    return message;
+  },
+};
+
+function createBaseListSessionsRequest(): ListSessionsRequest {
+  return {};
+}
+
+export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
+  encode(_: ListSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSessionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSessionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListSessionsRequest {
+    return {};
+  },
+
+  toJSON(_: ListSessionsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSessionsRequest>): ListSessionsRequest {
+    return ListSessionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ListSessionsRequest>): ListSessionsRequest {
+    const message = createBaseListSessionsRequest();
+    return message;
+  },
+};
+
+function createBaseListSessionsResponse(): ListSessionsResponse {
+  return { sessions: [] };
+}
+
+export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
+  encode(message: ListSessionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.sessions) {
+      SignInSession.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSessionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSessionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessions.push(SignInSession.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSessionsResponse {
+    return {
+      sessions: globalThis.Array.isArray(object?.sessions)
+        ? object.sessions.map((e: any) => SignInSession.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListSessionsResponse): unknown {
+    const obj: any = {};
+    if (message.sessions?.length) {
+      obj.sessions = message.sessions.map((e) => SignInSession.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSessionsResponse>): ListSessionsResponse {
+    return ListSessionsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSessionsResponse>): ListSessionsResponse {
+    const message = createBaseListSessionsResponse();
+    message.sessions = object.sessions?.map((e) => SignInSession.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeSessionRequest(): RevokeSessionRequest {
+  return { id: "" };
+}
+
+export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
+  encode(message: RevokeSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeSessionRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: RevokeSessionRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeSessionRequest>): RevokeSessionRequest {
+    return RevokeSessionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeSessionRequest>): RevokeSessionRequest {
+    const message = createBaseRevokeSessionRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeOtherSessionsRequest(): RevokeOtherSessionsRequest {
+  return {};
+}
+
+export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> = {
+  encode(_: RevokeOtherSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeOtherSessionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeOtherSessionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RevokeOtherSessionsRequest {
+    return {};
+  },
+
+  toJSON(_: RevokeOtherSessionsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeOtherSessionsRequest>): RevokeOtherSessionsRequest {
+    return RevokeOtherSessionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<RevokeOtherSessionsRequest>): RevokeOtherSessionsRequest {
+    const message = createBaseRevokeOtherSessionsRequest();
+    return message;
+  },
+};
+
+function createBaseRevokeSessionResponse(): RevokeSessionResponse {
+  return {};
+}
+
+export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
+  encode(_: RevokeSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RevokeSessionResponse {
+    return {};
+  },
+
+  toJSON(_: RevokeSessionResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeSessionResponse>): RevokeSessionResponse {
+    return RevokeSessionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<RevokeSessionResponse>): RevokeSessionResponse {
+    const message = createBaseRevokeSessionResponse();
+    return message;
+  },
+};
+
 export type IdentityServiceDefinition = typeof IdentityServiceDefinition;
 export const IdentityServiceDefinition = {
   name: "IdentityService",
@@ -2658,6 +3400,40 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** for the login page: which sign-in methods this server offers */
+    getSignInOptions: {
+      name: "GetSignInOptions",
+      requestType: GetSignInOptionsRequest as typeof GetSignInOptionsRequest,
+      requestStream: false,
+      responseType: SignInOptions as typeof SignInOptions,
+      responseStream: false,
+      options: {},
+    },
+    listSessions: {
+      name: "ListSessions",
+      requestType: ListSessionsRequest as typeof ListSessionsRequest,
+      requestStream: false,
+      responseType: ListSessionsResponse as typeof ListSessionsResponse,
+      responseStream: false,
+      options: {},
+    },
+    revokeSession: {
+      name: "RevokeSession",
+      requestType: RevokeSessionRequest as typeof RevokeSessionRequest,
+      requestStream: false,
+      responseType: RevokeSessionResponse as typeof RevokeSessionResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** signs out every session of the caller but the one it calls from */
+    revokeOtherSessions: {
+      name: "RevokeOtherSessions",
+      requestType: RevokeOtherSessionsRequest as typeof RevokeOtherSessionsRequest,
+      requestStream: false,
+      responseType: RevokeSessionResponse as typeof RevokeSessionResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2694,6 +3470,24 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: ValidateUserTokenRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ValidateUserTokenResponse>>;
+  /** for the login page: which sign-in methods this server offers */
+  getSignInOptions(
+    request: GetSignInOptionsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SignInOptions>>;
+  listSessions(
+    request: ListSessionsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListSessionsResponse>>;
+  revokeSession(
+    request: RevokeSessionRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RevokeSessionResponse>>;
+  /** signs out every session of the caller but the one it calls from */
+  revokeOtherSessions(
+    request: RevokeOtherSessionsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RevokeSessionResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -2729,6 +3523,24 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ValidateUserTokenRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ValidateUserTokenResponse>;
+  /** for the login page: which sign-in methods this server offers */
+  getSignInOptions(
+    request: DeepPartial<GetSignInOptionsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SignInOptions>;
+  listSessions(
+    request: DeepPartial<ListSessionsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListSessionsResponse>;
+  revokeSession(
+    request: DeepPartial<RevokeSessionRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RevokeSessionResponse>;
+  /** signs out every session of the caller but the one it calls from */
+  revokeOtherSessions(
+    request: DeepPartial<RevokeOtherSessionsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RevokeSessionResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -15,7 +15,7 @@ export function decodeCaller(metadata: Metadata): Caller | undefined {
   if (typeof raw !== 'string' || raw === '') return undefined;
   try {
     const value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<Caller>;
-    return { userId: value.userId ?? '', kind: value.kind ?? '', scopes: value.scopes ?? [], repositoryId: value.repositoryId ?? '', tokenId: value.tokenId ?? '' };
+    return { userId: value.userId ?? '', kind: value.kind ?? '', scopes: value.scopes ?? [], repositoryId: value.repositoryId ?? '', tokenId: value.tokenId ?? '', ...(value.sessionId ? { sessionId: value.sessionId } : {}) };
   } catch {
     return undefined;
   }
