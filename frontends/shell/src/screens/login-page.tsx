@@ -1,7 +1,6 @@
-import { Button, Card, errorMessage, Field, FullPageSpinner, Icon, useConsole, useSessionState } from '@packyard/console-kit';
+import { accountPasswordProblem, Button, Card, errorMessage, Field, FullPageSpinner, Icon, useConsole, useSessionState, useSignInOptions } from '@packyard/console-kit';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router-dom';
-import { accountPasswordProblem } from '../account-rules';
 import { googleSignInUrl, rememberReturnTo, returnPathFrom } from '../sign-in-return';
 
 function GoogleMark() {
@@ -29,6 +28,9 @@ export default function LoginPage() {
   const redirectError = searchParams.has('error') ? searchParams.get('error') || 'Google sign-in failed' : undefined;
   const [error, setError] = useState<string | undefined>(redirectError);
   const returnTo = returnPathFrom(location.state);
+  const signInOptions = useSignInOptions();
+  // until the server has answered, the button stays: starting an unconfigured sign-in comes back here with the reason
+  const googleOff = signInOptions.data?.google === false;
 
   if (status === 'checking') return <FullPageSpinner />;
   if (status === 'signed-in') return <Navigate to={returnTo} replace />;
@@ -110,10 +112,15 @@ export default function LoginPage() {
           </Button>
         </form>
         <div className="pk-auth__divider">or</div>
-        <Button onClick={signInWithGoogle}>
+        <Button onClick={signInWithGoogle} disabled={googleOff} aria-describedby={googleOff ? 'pk-google-off' : undefined}>
           <GoogleMark />
           Sign in with Google
         </Button>
+        {googleOff && (
+          <p id="pk-google-off" className="pk-muted" style={{ margin: 0, fontSize: 13, textAlign: 'center' }}>
+            Google sign-in is not set up on this server. Sign in with your email and password.
+          </p>
+        )}
         <p className="pk-auth__footer">
           {creating ? 'Already have an account? ' : "Don't have an account? "}
           <button type="button" className="pk-link-button" onClick={switchMode}>

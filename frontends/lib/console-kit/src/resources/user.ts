@@ -1,17 +1,19 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useConsole } from '../bootstrap/console-context';
-import type { UserProfile, UserSecurity, UserToken } from './types';
+import type { AuthAnswer } from '../session/session';
+import type { ChangePasswordPayload, CreateUserTokenPayload, UserProfile, UserSecurity, UserSession, UserToken } from './types';
 
 export const userKeys = {
   all: ['user'] as const,
   profile: () => [...userKeys.all, 'profile'] as const,
   security: () => [...userKeys.all, 'security'] as const,
   tokens: () => [...userKeys.all, 'tokens'] as const,
+  sessions: () => [...userKeys.all, 'sessions'] as const,
 };
 
-export function useProfile() {
+export function useProfile(options: { enabled?: boolean } = {}) {
   const { api } = useConsole();
-  return useQuery(queryOptions({ queryKey: userKeys.profile(), queryFn: () => api.get<UserProfile>('/v1/user/profile') }));
+  return useQuery(queryOptions({ queryKey: userKeys.profile(), queryFn: () => api.get<UserProfile>('/v1/user/profile'), enabled: options.enabled }));
 }
 
 export function useUpdateProfile() {
@@ -39,5 +41,51 @@ export function useDeleteUserToken() {
   return useMutation({
     mutationFn: (tokenId: string) => api.delete(`/v1/user/tokens/${encodeURIComponent(tokenId)}`),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: userKeys.tokens() }),
+  });
+}
+
+export function useCreateUserToken() {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (payload: CreateUserTokenPayload) => api.post<UserToken & { token: string }>('/v1/user/tokens', payload),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: userKeys.tokens() }),
+  });
+}
+
+/** The server signs every session out and answers with a new one: this console carries on in it. */
+export function useChangePassword() {
+  const { api, session } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (payload: ChangePasswordPayload) => api.post<AuthAnswer>('/v1/user/password', payload),
+    onSuccess: (answer) => {
+      session.accept(answer);
+      void queryClient.invalidateQueries({ queryKey: userKeys.security() });
+      void queryClient.invalidateQueries({ queryKey: userKeys.sessions() });
+    },
+  });
+}
+
+export function useUserSessions() {
+  const { api } = useConsole();
+  return useQuery(queryOptions({ queryKey: userKeys.sessions(), queryFn: () => api.get<UserSession[]>('/v1/user/sessions') }));
+}
+
+export function useRevokeSession() {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (sessionId: string) => api.delete(`/v1/user/sessions/${encodeURIComponent(sessionId)}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: userKeys.sessions() }),
+  });
+}
+
+export function useRevokeOtherSessions() {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.delete('/v1/user/sessions'),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: userKeys.sessions() }),
   });
 }
