@@ -325,7 +325,7 @@ describe('console walk-through as a new user (1280 px)', () => {
     const answer = await (
       await fetch(at('/api/v1/auth/login'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) })
     ).json();
-    await page.goto(at(`/login/callback#idToken=${answer.idToken}&refreshToken=${answer.refreshToken}&expiresIn=${answer.expiresIn}`));
+    await page.goto(at(`/login/callback#idToken=${answer.idToken}&refreshToken=${answer.refreshToken}&expiresIn=${answer.expiresIn}&returnTo=%2Fsettings`));
     await waitForPath(page, '/settings');
     await visible('Email cannot be changed. Contact support if needed.');
   });
