@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningPackyard } from '@packyard/testing';
@@ -175,6 +176,23 @@ describe('settings: password, sessions, API keys and theme (1280 px)', () => {
     await ui.dialog('Create API Key').getByLabel('Key Name').fill('   ');
     expect(await ui.dialog('Create API Key').getByRole('button', { name: 'Create Key' }).isDisabled()).toBe(true);
     await ui.dialog('Create API Key').getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it('exports the account as a JSON download of its workspaces and repositories', async () => {
+    const bearer = (await auth('login', { email, password: NEW_PASSWORD })).body.idToken;
+    const call = (path: string, body: unknown) =>
+      fetch(`${program.url}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((response) => response.json());
+    const workspace = await call('/workspaces', { name: 'Exported', slug: `exported-${Date.now()}` });
+    await call(`/workspaces/${workspace.id}/repos`, { name: 'apt-exported' });
+
+    await ui.openSettingsTab('Danger Zone');
+    const downloading = page.waitForEvent('download');
+    await ui.button('Export Data').click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toMatch(/^packyard-export-\d{4}-\d{2}-\d{2}\.json$/);
+    const data = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    expect(data.profile.email).toBe(email);
+    expect(data.workspaces).toEqual([expect.objectContaining({ name: 'Exported', repositories: [expect.objectContaining({ name: 'apt-exported', kind: 'DEB', packages: [] })] })]);
   });
 
   it('applies a chosen theme at once, and every browser signing in follows the profile', async () => {

@@ -24,6 +24,7 @@ import {
   type UserProfile,
   useCreateUserToken,
   useDeleteUserToken,
+  useExportData,
   useProfile,
   useUpdateProfile,
   useUserTokens,
@@ -246,8 +247,8 @@ function ApiKeysTab() {
   );
 }
 
-/** Spec §2: shown, with behaviour not specified. */
 function DangerZoneTab() {
+  const exportData = useExportData();
   return (
     <Card className="pk-danger-zone">
       <h2 className="pk-card__title" style={{ color: 'var(--pk-danger)' }}>
@@ -258,10 +259,17 @@ function DangerZoneTab() {
           <div>
             <strong>Export Data</strong>
             <p className="pk-muted" style={{ margin: 0 }}>
-              Download a copy of your workspaces, repositories and settings.
+              Download a JSON file of your profile, workspaces, repositories and the metadata of their packages.
             </p>
+            {exportData.isError && (
+              <div className="pk-alert" role="alert">
+                {errorMessage(exportData.error, 'Could not export your data')}
+              </div>
+            )}
           </div>
-          <Button icon="download">Export Data</Button>
+          <Button icon="download" disabled={exportData.isPending} onClick={() => exportData.mutate()}>
+            {exportData.isPending ? 'Exporting...' : 'Export Data'}
+          </Button>
         </li>
         <li className="pk-spread" style={{ flexWrap: 'wrap' }}>
           <div>
@@ -270,6 +278,7 @@ function DangerZoneTab() {
               Permanently remove your account and everything in it.
             </p>
           </div>
+          {/* Spec §2: shown; account deletion is not built yet */}
           <Button variant="danger" icon="trash">
             Delete Account
           </Button>

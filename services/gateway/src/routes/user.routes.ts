@@ -1,8 +1,13 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { ArtifactServiceDefinition, type Package } from '@packyard/proto/packyard/artifact/v1/artifact';
 import { IdentityServiceDefinition, type UserToken } from '@packyard/proto/packyard/identity/v1/identity';
+import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
+import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import type { GatewayOptions } from '../app';
+import { PackageSchema, toPackageJson } from './packages.routes';
+import { RepositorySchema, toJson as toRepositoryJson } from './repositories.routes';
+import { WorkspaceSchema, toJson as toWorkspaceJson } from './workspaces.routes';
 
 const tags = ['user'];
 const Profile = Type.Object({
@@ -30,7 +35,7 @@ const UserTokenResponse = Type.Object({
   createdAt: Type.String(),
   lastUsed: Type.Union([Type.String(), Type.Null()]),
 });
-const CreatedUserToken = Type.Composite([UserTokenResponse, Type.Object({ token: Type.String({ description: 'shown once' }) })]);
+const CreatedUserToken = Type.Object({ ...UserTokenResponse.properties, token: Type.String({ description: 'shown once' }) });
 const CreateUserToken = Type.Object({ name: Type.String(), scopes: Type.Array(Type.String()) });
 
 const SignInSession = Type.Object({
@@ -42,12 +47,27 @@ const SignInSession = Type.Object({
   current: Type.Boolean({ description: 'the session this request is made from' }),
 });
 
+/** the artifact module's largest page */
+const EXPORT_PAGE_SIZE = 100;
+const ExportedPackage = Type.Object({ ...PackageSchema.properties, sha256: Type.String() });
+const DataExport = Type.Object({
+  exportedAt: Type.String({ format: 'date-time' }),
+  profile: Profile,
+  apiKeys: Type.Array(UserTokenResponse, { description: 'names and scopes only: key values are never stored' }),
+  workspaces: Type.Array(
+    Type.Object({ ...WorkspaceSchema.properties, repositories: Type.Array(Type.Object({ ...RepositorySchema.properties, packages: Type.Array(ExportedPackage) })) }),
+  ),
+});
+
 const toUserToken = (token: UserToken) => ({ id: token.id, name: token.name, scopes: token.scopes, createdAt: token.createdAt, lastUsed: token.lastUsed || null });
 
 /** The signed-in user's own settings: profile, security, API keys (`/api/v1/user/...`). */
 export async function userRoutes(parent: FastifyInstance, options: GatewayOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const identity = options.clients.client(IdentityServiceDefinition, 'identity');
+  const workspaces = options.clients.client(WorkspaceServiceDefinition, 'workspace');
+  const repositories = options.clients.client(RepositoryServiceDefinition, 'repository');
+  const artifact = options.clients.client(ArtifactServiceDefinition, 'artifact');
 
   app.get('/user/profile', { schema: { tags, summary: 'The user profile', response: { 200: Profile } } }, async (request) =>
     identity.getProfile({}, { caller: request.caller }),
@@ -92,6 +112,45 @@ export async function userRoutes(parent: FastifyInstance, options: GatewayOption
     async (request, reply) => {
       await identity.revokeOtherSessions({}, { caller: request.caller });
       return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/user/export',
+    {
+      schema: {
+        tags,
+        summary: "Export Data: the profile, API key names, and every workspace with its repositories and their packages' metadata, as a JSON download",
+        response: { 200: DataExport },
+      },
+    },
+    async (request, reply) => {
+      const call = { caller: request.caller };
+      const allPackages = async (workspaceId: string, repositoryId: string) => {
+        const packages: Package[] = [];
+        for (let page = 0; ; page++) {
+          const { items, total } = await artifact.listPackages({ workspaceId, repositoryId, q: '', page, size: EXPORT_PAGE_SIZE }, call);
+          packages.push(...items);
+          if (items.length === 0 || packages.length >= total) return packages;
+        }
+      };
+      const [profile, keys, { workspaces: owned }] = await Promise.all([identity.getProfile({}, call), identity.listUserTokens({}, call), workspaces.listWorkspaces({}, call)]);
+      // one workspace after another: an export is rare, and it must not crowd out the console's own calls
+      const exported = [];
+      for (const workspace of owned) {
+        const { repositories: repos } = await repositories.listRepositories({ workspaceId: workspace.id }, call);
+        const withPackages = [];
+        for (const repository of repos) {
+          const packages = await allPackages(workspace.id, repository.id);
+          withPackages.push({ ...toRepositoryJson(repository), packages: packages.map((item) => ({ ...toPackageJson(item), sha256: item.sha256 })) });
+        }
+        exported.push({ ...toWorkspaceJson(workspace), repositories: withPackages });
+      }
+      const exportedAt = new Date().toISOString();
+      return reply
+        .header('content-disposition', `attachment; filename="packyard-export-${exportedAt.slice(0, 10)}.json"`)
+        .header('cache-control', 'no-store')
+        .send({ exportedAt, profile, apiKeys: keys.tokens.map(toUserToken), workspaces: exported });
     },
   );
 

@@ -89,3 +89,20 @@ export function useRevokeOtherSessions() {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: userKeys.sessions() }),
   });
 }
+
+/** Export Data: the account's workspaces, repositories and packages' metadata, saved as a JSON file. */
+export function useExportData() {
+  const { api } = useConsole();
+  return useMutation({
+    mutationFn: async () => {
+      const data = await api.get<{ exportedAt: string }>('/v1/user/export');
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const link = Object.assign(document.createElement('a'), { href: url, download: `packyard-export-${data.exportedAt.slice(0, 10)}.json` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      // the browser has taken the file once the click is handled
+      setTimeout(() => URL.revokeObjectURL(url), 0);
+    },
+  });
+}
