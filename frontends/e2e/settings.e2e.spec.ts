@@ -45,7 +45,7 @@ function screen(page: Page) {
 // Production builds of the shell and the remotes, as the program serves them.
 beforeAll(buildConsole);
 
-describe('settings: password, sessions, API keys and theme (1280 px)', () => {
+describe('settings: password, sessions, API keys, export, theme and account deletion (1280 px)', () => {
   let browser: ConsoleBrowser;
   let page: Page;
   let ui: ReturnType<typeof screen>;
@@ -221,6 +221,28 @@ describe('settings: password, sessions, API keys and theme (1280 px)', () => {
     await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
     expect(await page.getByLabel('Theme').inputValue()).toBe('light');
   });
+
+  it('deletes the account once the password confirms it: signed out, and signing in fails after', async () => {
+    await ui.openSettingsTab('Danger Zone');
+    await ui.button('Delete Account').click();
+    const dialog = ui.dialog('Delete Account');
+    await dialog.getByText('This cannot be undone.', { exact: false }).waitFor();
+    expect(await dialog.getByRole('button', { name: 'Delete my account' }).isDisabled()).toBe(true);
+    await screenshot(page, 'settings-delete-account');
+    await dialog.getByLabel('Password').fill('not-my-password');
+    await dialog.getByRole('button', { name: 'Delete my account' }).click();
+    await dialog.getByRole('alert').getByText('Password is incorrect').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/settings');
+
+    await dialog.getByLabel('Password').fill(NEW_PASSWORD);
+    await dialog.getByRole('button', { name: 'Delete my account' }).click();
+    await waitForPath(page, '/login');
+    expect(await page.evaluate(() => localStorage.getItem('packyard.session'))).toBeNull();
+    await page.getByLabel('Email address').fill(email);
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await ui.button('Sign in').click();
+    await page.getByRole('alert').getByText('Invalid email or password').waitFor();
+  });
 });
 
 describe('settings and Google sign-in on a 375 px screen, with Google configured', () => {
@@ -287,5 +309,12 @@ describe('settings and Google sign-in on a 375 px screen, with Google configured
     await ui.dialog('API Key Created').getByRole('button', { name: 'Done' }).click();
     await page.getByRole('list', { name: 'API keys' }).getByText('phone').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+
+    await page.getByRole('tab', { name: 'Danger Zone' }).click();
+    await ui.button('Delete Account').click();
+    await ui.dialog('Delete Account').getByLabel('Password').waitFor();
+    await screenshot(page, 'settings-delete-account');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await ui.dialog('Delete Account').getByRole('button', { name: 'Cancel' }).click();
   });
 });

@@ -23,6 +23,7 @@ import {
   type TokenScope,
   type UserProfile,
   useCreateUserToken,
+  useDeleteAccount,
   useDeleteUserToken,
   useExportData,
   useProfile,
@@ -247,8 +248,53 @@ function ApiKeysTab() {
   );
 }
 
+function DeleteAccountDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const deleteAccount = useDeleteAccount();
+  const [confirmation, setConfirmation] = useState('');
+  const close = () => {
+    setConfirmation('');
+    deleteAccount.reset();
+    onClose();
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (confirmation) deleteAccount.mutate(confirmation);
+  };
+  return (
+    <Dialog open={open} onClose={close} title="Delete Account">
+      <form className="pk-form" onSubmit={submit}>
+        <div className="pk-alert" role="note">
+          This permanently deletes your account, all of your workspaces with their repositories and packages, and every token and API key. Servers using
+          them can no longer install from your repositories. This cannot be undone.
+        </div>
+        {deleteAccount.isError && (
+          <div className="pk-alert" role="alert">
+            {errorMessage(deleteAccount.error, 'Could not delete your account')}
+          </div>
+        )}
+        <Field
+          label="Password"
+          type="password"
+          name="confirmation"
+          autoComplete="current-password"
+          hint="If you sign in with Google only, type your email address instead."
+          value={confirmation}
+          onChange={(event) => setConfirmation(event.target.value)}
+        />
+        <div className="pk-dialog__footer">
+          <Button onClick={close}>Cancel</Button>
+          <Button type="submit" variant="danger" disabled={!confirmation || deleteAccount.isPending}>
+            {deleteAccount.isPending ? 'Deleting...' : 'Delete my account'}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
 function DangerZoneTab() {
   const exportData = useExportData();
+  const [deleting, setDeleting] = useState(false);
   return (
     <Card className="pk-danger-zone">
       <h2 className="pk-card__title" style={{ color: 'var(--pk-danger)' }}>
@@ -278,12 +324,12 @@ function DangerZoneTab() {
               Permanently remove your account and everything in it.
             </p>
           </div>
-          {/* Spec §2: shown; account deletion is not built yet */}
-          <Button variant="danger" icon="trash">
+          <Button variant="danger" icon="trash" onClick={() => setDeleting(true)}>
             Delete Account
           </Button>
         </li>
       </ul>
+      <DeleteAccountDialog open={deleting} onClose={() => setDeleting(false)} />
     </Card>
   );
 }

@@ -201,6 +201,22 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
       return signIn(changed, device);
     },
 
+    /** the password confirms it; an account without one (Google sign-in only) types its e-mail address */
+    async deleteAccount(caller: Caller, confirmation: string) {
+      personally(caller, 'delete the account');
+      const user = await registeredUser(caller);
+      const confirmed = user.passwordHash ? await verifyPassword(user.passwordHash, confirmation) : normalizeEmail(confirmation) === user.email;
+      // 400, not 401: a 401 would sign the console out (spec §4)
+      if (!confirmed) {
+        throw user.passwordHash
+          ? invalid('PACKYARD_IDENTITY_PASSWORD_INCORRECT', 'Password is incorrect')
+          : invalid('PACKYARD_IDENTITY_CONFIRMATION_MISMATCH', 'Type the email address of this account to confirm');
+      }
+      await execute(user.userId, { type: 'DeleteAccount', at: now() }, caller);
+      await refreshTokens.revokeAll(user.userId);
+      await Promise.all(user.tokens.map((token) => tokenUsage.delete(token.id)));
+    },
+
     signInOptions: () => ({ google: oidc.configured }),
 
     async sessions(caller: Caller) {

@@ -6,6 +6,7 @@ import { tokenHandlers } from './grpc/token.handlers';
 import { TOKEN_HASHES, tokensProjection, type TokenHashDocument } from './projections/tokens.projection';
 import { filesServedReaction } from './reactions/files-served.reaction';
 import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+import { userDeletedReaction } from './reactions/user-deleted.reaction';
 import { accessTokenDecider } from './tokens/access-token.decider';
 import { createTokenValidator } from './tokens/token-validator';
 import { accessTokenStream, isIntegration } from './tokens/token.events';
@@ -26,7 +27,7 @@ export const tokenModule = defineModule({
       bus: ctx.use(busModule),
       logger: ctx.logger,
       projections,
-      reactions: [repositoryDeletedReaction(stores.events, stores.readModels), filesServedReaction(stores.events)],
+      reactions: [repositoryDeletedReaction(stores.events, stores.readModels), userDeletedReaction(stores.events, stores.readModels), filesServedReaction(stores.events)],
     });
     const validator = createTokenValidator(stores.readModels.collection<TokenHashDocument>(TOKEN_HASHES), async (tokenId) => {
       await handleCommand(stores.events, accessTokenStream(tokenId), accessTokenDecider, { type: 'RecordAccessTokenUse', tokenId, now: new Date().toISOString() }, { isIntegration });

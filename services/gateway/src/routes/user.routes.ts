@@ -77,6 +77,22 @@ export async function userRoutes(parent: FastifyInstance, options: GatewayOption
     identity.updateProfile(request.body, { caller: request.caller }),
   );
 
+  app.delete(
+    '/user',
+    {
+      schema: {
+        tags,
+        summary: 'Delete the account: its workspaces, repositories and tokens go with it, every session ends',
+        body: Type.Object({ confirmation: Type.String({ description: 'the password; for an account without one (Google sign-in only), its e-mail address' }) }),
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      await identity.deleteAccount({ confirmation: request.body.confirmation }, { caller: request.caller });
+      return reply.code(204).send(null);
+    },
+  );
+
   app.get('/user/security', { schema: { tags, summary: 'Two-factor state and the last password change', response: { 200: Security } } }, async (request) => {
     const security = await identity.getSecurity({}, { caller: request.caller });
     return { twoFactorEnabled: security.twoFactorEnabled, lastPasswordChange: security.lastPasswordChange || null };

@@ -58,4 +58,8 @@ export const identityHandlers = (accounts: Accounts, metrics: IdentityMetrics): 
     await accounts.revokeOtherSessions(caller);
     return {};
   },
+  deleteAccount: async (request, { caller }) => {
+    await accounts.deleteAccount(caller, request.confirmation);
+    return {};
+  },
 });

@@ -16,7 +16,9 @@ export type ChangePassword = { type: 'ChangePassword'; passwordHash: string; at:
 export type UpdateProfile = { type: 'UpdateProfile'; changes: Partial<ProfileSettings> & { email?: string }; at: string };
 export type CreateUserToken = { type: 'CreateUserToken'; tokenId: string; name: string; scopes: string[]; tokenHash: string; at: string };
 export type DeleteUserToken = { type: 'DeleteUserToken'; tokenId: string; at: string };
-export type UserCommand = RegisterUser | LinkIdentity | ChangePassword | UpdateProfile | CreateUserToken | DeleteUserToken;
+/** the caller has confirmed it (password, or e-mail for an account without one): checked before, with the hash */
+export type DeleteAccount = { type: 'DeleteAccount'; at: string };
+export type UserCommand = RegisterUser | LinkIdentity | ChangePassword | UpdateProfile | CreateUserToken | DeleteUserToken | DeleteAccount;
 
 export interface UserToken {
   id: string;
@@ -28,6 +30,8 @@ export interface UserToken {
 
 export type UserState =
   | { status: 'unregistered' }
+  /** the address may register again: a new account, nothing of the old one */
+  | { status: 'deleted'; userId: string }
   | {
       status: 'registered';
       userId: string;
@@ -111,6 +115,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
           throw notFound('PACKYARD_IDENTITY_USER_TOKEN_NOT_FOUND', 'API key not found');
         }
         return [{ type: 'UserTokenDeleted', data: { userId, tokenId: command.tokenId, at: command.at } }];
+      case 'DeleteAccount':
+        return [{ type: 'UserDeleted', data: { userId, deletedAt: command.at } }];
       default:
         return assertNever(command);
     }
@@ -137,6 +143,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       }
       case 'UserTokenDeleted':
         return { ...state, tokens: state.tokens.filter((token) => token.id !== event.data.tokenId) };
+      case 'UserDeleted':
+        return { status: 'deleted', userId: state.userId };
       default:
         return assertNever(event);
     }

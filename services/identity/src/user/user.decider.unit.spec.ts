@@ -95,4 +95,24 @@ describe('user decider', () => {
         .thenThrows('API key not found');
     });
   });
+
+  describe('DeleteAccount', () => {
+    const deleted: UserEvent = { type: 'UserDeleted', data: { userId, deletedAt: later } };
+    it('records the deletion for the other contexts', () =>
+      spec.given([...registered, tokenCreated]).when({ type: 'DeleteAccount', at: later }).then([deleted]));
+
+    it('leaves nothing of the account to act on', () => {
+      spec.given([...registered, deleted]).when({ type: 'DeleteAccount', at: later }).thenThrows('User not found');
+      spec.given([...registered, deleted]).when({ type: 'CreateUserToken', tokenId: 't', name: 'ci', scopes: ['read'], tokenHash: 'h', at }).thenThrows('User not found');
+    });
+
+    it('lets the address register again as a new account', () =>
+      spec
+        .given([...registered, tokenCreated, deleted])
+        .when({ type: 'RegisterUser', userId, email, passwordHash: '$argon2id$fresh', at: later })
+        .then([
+          { type: 'UserRegistered', data: { userId, email, registeredAt: later, method: 'password' } },
+          { type: 'PasswordSet', data: { userId, passwordHash: '$argon2id$fresh', at: later } },
+        ]));
+  });
 });

@@ -106,3 +106,12 @@ export function useExportData() {
     },
   });
 }
+
+/** Delete Account: confirmed by the password (or the e-mail address of an account without one); the console signs out after. */
+export function useDeleteAccount() {
+  const { api, session } = useConsole();
+  return useMutation({
+    mutationFn: (confirmation: string) => api.request('DELETE', '/v1/user', { confirmation }),
+    onSuccess: () => session.clear(),
+  });
+}

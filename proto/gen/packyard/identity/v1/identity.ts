@@ -195,6 +195,14 @@ export interface RevokeOtherSessionsRequest {
 export interface RevokeSessionResponse {
 }
 
+export interface DeleteAccountRequest {
+  /** the account's password; for an account without one (Google sign-in only), its e-mail address */
+  confirmation: string;
+}
+
+export interface DeleteAccountResponse {
+}
+
 function createBaseCredentials(): Credentials {
   return { email: "", password: "", clientIp: "", userAgent: "" };
 }
@@ -3273,6 +3281,125 @@ export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
   },
 };
 
+function createBaseDeleteAccountRequest(): DeleteAccountRequest {
+  return { confirmation: "" };
+}
+
+export const DeleteAccountRequest: MessageFns<DeleteAccountRequest> = {
+  encode(message: DeleteAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.confirmation !== "") {
+      writer.uint32(10).string(message.confirmation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.confirmation = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteAccountRequest {
+    return { confirmation: isSet(object.confirmation) ? globalThis.String(object.confirmation) : "" };
+  },
+
+  toJSON(message: DeleteAccountRequest): unknown {
+    const obj: any = {};
+    if (message.confirmation !== "") {
+      obj.confirmation = message.confirmation;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteAccountRequest>): DeleteAccountRequest {
+    return DeleteAccountRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteAccountRequest>): DeleteAccountRequest {
+    const message = createBaseDeleteAccountRequest();
+    message.confirmation = object.confirmation ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteAccountResponse(): DeleteAccountResponse {
+  return {};
+}
+
+export const DeleteAccountResponse: MessageFns<DeleteAccountResponse> = {
+  encode(_: DeleteAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteAccountResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteAccountResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteAccountResponse>): DeleteAccountResponse {
+    return DeleteAccountResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DeleteAccountResponse>): DeleteAccountResponse {
+    const message = createBaseDeleteAccountResponse();
+    return message;
+  },
+};
+
 export type IdentityServiceDefinition = typeof IdentityServiceDefinition;
 export const IdentityServiceDefinition = {
   name: "IdentityService",
@@ -3434,6 +3561,15 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** deletes the caller's account (UserDeleted): sessions and API keys end at once */
+    deleteAccount: {
+      name: "DeleteAccount",
+      requestType: DeleteAccountRequest as typeof DeleteAccountRequest,
+      requestStream: false,
+      responseType: DeleteAccountResponse as typeof DeleteAccountResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -3488,6 +3624,11 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: RevokeOtherSessionsRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<RevokeSessionResponse>>;
+  /** deletes the caller's account (UserDeleted): sessions and API keys end at once */
+  deleteAccount(
+    request: DeleteAccountRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<DeleteAccountResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -3541,6 +3682,11 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<RevokeOtherSessionsRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<RevokeSessionResponse>;
+  /** deletes the caller's account (UserDeleted): sessions and API keys end at once */
+  deleteAccount(
+    request: DeepPartial<DeleteAccountRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<DeleteAccountResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
