@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
+  conflict,
   handleCommand,
   invalid,
   loadAggregate,
@@ -9,9 +10,11 @@ import {
   type Caller,
   type EventSourcing,
 } from '@packyard/platform';
+import type { SecretBox } from '@packyard/platform/crypto/index';
 import type { Session } from '@packyard/proto/packyard/identity/v1/identity';
 import { ID_TOKEN_TTL_SECONDS, type IdTokenSigner } from './keys/id-token.signer';
 import { SlidingWindowLimiter } from './limits/sliding-window.limiter';
+import { matchTotp, newTotpSecret, otpauthUri } from './two-factor/totp';
 import type { OidcClient } from './oidc/oidc.client';
 import { USER_TOKENS, type UserTokenDocument } from './projections/user-tokens.projection';
 import type { Device, RefreshTokenStore } from './sessions/refresh-token.store';
@@ -35,6 +38,33 @@ const USER_TOKEN_PREFIX = 'pyd_uk_';
 const LAST_USED_RESOLUTION_MS = 60_000;
 const INVALID_CREDENTIALS = 'Invalid email or password';
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const TOTP_ISSUER = 'Packyard';
+const TOTP_SEAL_CONTEXT = 'identity/totp-secret';
+const TWO_FACTOR_SETUP_TTL_MS = 10 * 60_000;
+const TWO_FACTOR_CHALLENGE_TTL_MS = 5 * 60_000;
+const TWO_FACTOR_ATTEMPTS = 5;
+const RECOVERY_CODES = 10;
+const INVALID_CODE = 'Invalid authentication code';
+/** xxxxx-xxxxx from an alphabet without look-alikes; recovery codes are typed by hand */
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+const newRecoveryCode = () => {
+  const chars = [...randomBytes(10)].map((byte) => RECOVERY_ALPHABET[byte % RECOVERY_ALPHABET.length]).join('');
+  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+};
+const recoveryHash = (code: string) => hashToken(code.trim().toLowerCase());
+
+/** a TOTP secret waiting for its first code (Enable 2FA), and a sign-in waiting for its second factor */
+interface TwoFactorSetupDoc {
+  id: string;
+  sealedSecret: string;
+  expiresAt: number;
+}
+interface TwoFactorChallengeDoc {
+  id: string;
+  userId: string;
+  expiresAt: number;
+  attempts: number;
+}
 
 const rateLimited = (message: string, retryAfterSeconds: number) =>
   new PackyardError('RATE_LIMITED', 'PACKYARD_IDENTITY_RATE_LIMITED', message, { retryAfterSeconds });
@@ -44,8 +74,21 @@ const rateLimited = (message: string, retryAfterSeconds: number) =>
  * (ID token + rotating refresh token), the profile and the user's API keys. The user
  * aggregate decides; this layer hashes, rate-limits, signs and talks to the stores.
  */
-export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner; refreshTokens: RefreshTokenStore; oidc: OidcClient; limits: AccountLimits }) {
-  const { es, signer, refreshTokens, oidc, limits } = deps;
+export function createAccounts(deps: {
+  es: EventSourcing;
+  signer: IdTokenSigner;
+  refreshTokens: RefreshTokenStore;
+  oidc: OidcClient;
+  limits: AccountLimits;
+  /** seals TOTP secrets */
+  secrets: SecretBox;
+}) {
+  const { es, signer, refreshTokens, oidc, limits, secrets } = deps;
+  // short-lived and not domain facts: beside the read models, as refresh tokens are
+  const twoFactorSetups = es.readModels.collection<TwoFactorSetupDoc>('two_factor_setups');
+  const twoFactorChallenges = es.readModels.collection<TwoFactorChallengeDoc>('two_factor_challenges');
+  // the last TOTP step accepted per user: a code is good for one use (RFC 6238 §5.2)
+  const totpSteps = es.readModels.collection<{ id: string; step: number }>('totp_last_steps');
   const userTokens = es.readModels.collection<UserTokenDocument>(USER_TOKENS);
   // when keys were last used changes with every request: kept beside the read models, not as events
   const tokenUsage = es.readModels.collection<{ id: string; lastUsed: string }>('user_token_usage');
@@ -88,6 +131,7 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
     refreshToken: refresh.refreshToken,
     expiresIn: ID_TOKEN_TTL_SECONDS,
     user: { id: user.userId, email: user.email },
+    twoFactorChallenge: '',
   });
   const signIn = async (user: { userId: string; email: string }, device: Device) => session(user, await refreshTokens.start(user.userId, device));
 
@@ -105,6 +149,30 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
     const user = await load(signedIn(caller));
     if (user.status !== 'registered') throw notFound('PACKYARD_IDENTITY_USER_NOT_FOUND', 'User not found');
     return user;
+  };
+
+  /** a code from the authenticator app (each step once) or an unused recovery code (then spent) */
+  const secondFactorMatches = async (user: RegisteredUser, code: string): Promise<boolean> => {
+    if (!user.twoFactor) return false;
+    const secret = secrets.open(user.twoFactor.sealedSecret, TOTP_SEAL_CONTEXT).toString('utf8');
+    const step = matchTotp(secret, code, Date.now());
+    if (step !== undefined) {
+      if (step <= ((await totpSteps.get(user.userId))?.step ?? -1)) return false;
+      await totpSteps.upsert({ id: user.userId, step });
+      return true;
+    }
+    const codeHash = recoveryHash(code);
+    if (!user.twoFactor.recoveryCodeHashes.includes(codeHash)) return false;
+    await execute(user.userId, { type: 'UseRecoveryCode', codeHash, at: now() });
+    return true;
+  };
+
+  /** after the right password: a session, or a challenge when the account asks for a second factor */
+  const passwordAccepted = async (user: RegisteredUser, device: Device): Promise<Session> => {
+    if (!user.twoFactor) return signIn(user, device);
+    const challenge = randomBytes(32).toString('base64url');
+    await twoFactorChallenges.upsert({ id: hashToken(challenge), userId: user.userId, expiresAt: Date.now() + TWO_FACTOR_CHALLENGE_TTL_MS, attempts: 0 });
+    return { idToken: '', refreshToken: '', expiresIn: 0, user: undefined, twoFactorChallenge: challenge };
   };
 
   /** only a person signed in (ID token) may change credentials, never an API token */
@@ -137,7 +205,7 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
         throw unauthenticated(INVALID_CREDENTIALS);
       }
       failuresPerAccount.reset(account);
-      return signIn(user, request);
+      return passwordAccepted(user, request);
     },
 
     async refresh(refreshToken: string, device: Device) {
@@ -184,7 +252,7 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
 
     async security(caller: Caller) {
       const user = await registeredUser(caller);
-      return { twoFactorEnabled: false, lastPasswordChange: user.passwordChangedAt };
+      return { twoFactorEnabled: user.twoFactor !== null, lastPasswordChange: user.passwordChangedAt };
     },
 
     async changePassword(caller: Caller, request: { currentPassword: string; newPassword: string }) {
@@ -215,6 +283,54 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
       await execute(user.userId, { type: 'DeleteAccount', at: now() }, caller);
       await refreshTokens.revokeAll(user.userId);
       await Promise.all(user.tokens.map((token) => tokenUsage.delete(token.id)));
+    },
+
+    async completeTwoFactorLogin(request: { challenge: string; code: string } & Device) {
+      const found = request.challenge ? await twoFactorChallenges.get(hashToken(request.challenge)) : undefined;
+      if (!found || found.expiresAt <= Date.now() || found.attempts >= TWO_FACTOR_ATTEMPTS) {
+        if (found) await twoFactorChallenges.delete(found.id);
+        throw unauthenticated('This sign-in has expired; sign in again');
+      }
+      const user = await load(found.userId);
+      if (user.status !== 'registered' || !(await secondFactorMatches(user, request.code))) {
+        await twoFactorChallenges.upsert({ ...found, attempts: found.attempts + 1 });
+        throw unauthenticated(INVALID_CODE);
+      }
+      await twoFactorChallenges.delete(found.id);
+      return signIn(user, request);
+    },
+
+    async setupTwoFactor(caller: Caller) {
+      personally(caller, 'set up two-factor authentication');
+      const user = await registeredUser(caller);
+      if (user.twoFactor) throw conflict('PACKYARD_IDENTITY_TWO_FACTOR_ENABLED', 'Two-factor authentication is already enabled');
+      const secret = newTotpSecret();
+      await twoFactorSetups.upsert({ id: user.userId, sealedSecret: secrets.seal(secret, TOTP_SEAL_CONTEXT), expiresAt: Date.now() + TWO_FACTOR_SETUP_TTL_MS });
+      return { secret, otpauthUri: otpauthUri(TOTP_ISSUER, user.email, secret) };
+    },
+
+    /** confirms the pending secret with a code from it, and answers the recovery codes, shown this once */
+    async enableTwoFactor(caller: Caller, code: string) {
+      personally(caller, 'enable two-factor authentication');
+      const user = await registeredUser(caller);
+      const setup = await twoFactorSetups.get(user.userId);
+      if (!setup || setup.expiresAt <= Date.now()) throw invalid('PACKYARD_IDENTITY_TWO_FACTOR_SETUP_EXPIRED', 'Two-factor setup has expired; start again');
+      const step = matchTotp(secrets.open(setup.sealedSecret, TOTP_SEAL_CONTEXT).toString('utf8'), code, Date.now());
+      // 400, not 401: a 401 would sign the console out (spec §4)
+      if (step === undefined) throw invalid('PACKYARD_IDENTITY_TWO_FACTOR_CODE_INVALID', INVALID_CODE);
+      const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+      await execute(user.userId, { type: 'EnableTwoFactor', sealedSecret: setup.sealedSecret, recoveryCodeHashes: recoveryCodes.map(recoveryHash), at: now() }, caller);
+      await twoFactorSetups.delete(user.userId);
+      await totpSteps.upsert({ id: user.userId, step });
+      return recoveryCodes;
+    },
+
+    async disableTwoFactor(caller: Caller, code: string) {
+      personally(caller, 'disable two-factor authentication');
+      const user = await registeredUser(caller);
+      if (!user.twoFactor) throw conflict('PACKYARD_IDENTITY_TWO_FACTOR_DISABLED', 'Two-factor authentication is not enabled');
+      if (!(await secondFactorMatches(user, code))) throw invalid('PACKYARD_IDENTITY_TWO_FACTOR_CODE_INVALID', INVALID_CODE);
+      await execute(user.userId, { type: 'DisableTwoFactor', at: now() }, caller);
     },
 
     signInOptions: () => ({ google: oidc.configured }),

@@ -23,9 +23,11 @@ export const identityModule = defineModule({
       logger: ctx.logger,
       projections: [userTokensProjection],
     });
+    const secrets = createSecretBox(await loadOrCreateMasterKey(config.dataDir, config.masterKey));
     const accounts = createAccounts({
       es,
-      signer: await loadIdTokenSigner(es.events, createSecretBox(await loadOrCreateMasterKey(config.dataDir, config.masterKey))),
+      secrets,
+      signer: await loadIdTokenSigner(es.events, secrets),
       refreshTokens: new RefreshTokenStore(es.readModels),
       oidc: new OidcClient({ issuer: config.oidcIssuer, clientId: config.oidcClientId, clientSecret: config.oidcClientSecret }, es.readModels),
       limits: config,

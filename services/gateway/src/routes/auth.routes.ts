@@ -14,6 +14,11 @@ const SessionResponse = Type.Object({
   user: Type.Object({ id: Type.String(), email: Type.String() }),
 });
 const SignInOptions = Type.Object({ google: Type.Boolean({ description: 'true when "Sign in with Google" (OpenID Connect) is configured' }) });
+const TwoFactorChallenge = Type.Object({
+  twoFactorRequired: Type.Literal(true),
+  challenge: Type.String({ description: 'for POST /api/v1/auth/login/two-factor, within 5 minutes' }),
+});
+const TwoFactorLogin = Type.Object({ challenge: Type.String(), code: Type.String({ description: 'a code from the authenticator app, or a recovery code' }) });
 const ErrorResponse = Type.Object({ status: Type.Integer(), message: Type.String(), details: Type.Object({}, { additionalProperties: true }) });
 const tags = ['auth'];
 
@@ -48,8 +53,24 @@ export async function authRoutes(parent: FastifyInstance, options: GatewayOption
 
   app.post(
     '/v1/auth/login',
-    { schema: { tags, summary: 'Sign in with e-mail and password', body: Credentials, response: { 200: SessionResponse, 401: ErrorResponse, 429: ErrorResponse } } },
-    async (request) => toBody(await identity.login({ ...request.body, ...deviceOf(request) }, call)),
+    {
+      schema: {
+        tags,
+        summary: 'Sign in with e-mail and password; an account with two-factor authentication answers a challenge for the second step',
+        body: Credentials,
+        response: { 200: Type.Union([SessionResponse, TwoFactorChallenge]), 401: ErrorResponse, 429: ErrorResponse },
+      },
+    },
+    async (request) => {
+      const session = await identity.login({ ...request.body, ...deviceOf(request) }, call);
+      return session.twoFactorChallenge ? { twoFactorRequired: true as const, challenge: session.twoFactorChallenge } : toBody(session);
+    },
+  );
+
+  app.post(
+    '/v1/auth/login/two-factor',
+    { schema: { tags, summary: 'The second step of a sign-in: a code from the authenticator app or a recovery code (each works once)', body: TwoFactorLogin, response: { 200: SessionResponse, 401: ErrorResponse } } },
+    async (request) => toBody(await identity.completeTwoFactorLogin({ ...request.body, ...deviceOf(request) }, call)),
   );
 
   app.post(

@@ -21,6 +21,7 @@ const Profile = Type.Object({
 });
 const ProfileUpdate = Type.Partial(Profile, { description: 'the fields to change; email is accepted only unchanged' });
 const Security = Type.Object({ twoFactorEnabled: Type.Boolean(), lastPasswordChange: Type.Union([Type.String(), Type.Null()]) });
+const TwoFactorCode = Type.Object({ code: Type.String({ description: 'a code from the authenticator app, or a recovery code' }) });
 const PasswordChange = Type.Object({ currentPassword: Type.String(), newPassword: Type.String() });
 const SessionResponse = Type.Object({
   idToken: Type.String(),
@@ -89,6 +90,40 @@ export async function userRoutes(parent: FastifyInstance, options: GatewayOption
     },
     async (request, reply) => {
       await identity.deleteAccount({ confirmation: request.body.confirmation }, { caller: request.caller });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/user/two-factor/setup',
+    {
+      schema: {
+        tags,
+        summary: 'Start enabling two-factor authentication: a new TOTP secret (RFC 6238) for an authenticator app, pending for 10 minutes',
+        response: { 200: Type.Object({ secret: Type.String({ description: 'base32' }), otpauthUri: Type.String() }) },
+      },
+    },
+    async (request) => identity.setupTwoFactor({}, { caller: request.caller }),
+  );
+
+  app.post(
+    '/user/two-factor/enable',
+    {
+      schema: {
+        tags,
+        summary: 'Enable two-factor authentication with a code made from the pending secret; answers the recovery codes, shown only here',
+        body: TwoFactorCode,
+        response: { 200: Type.Object({ recoveryCodes: Type.Array(Type.String()) }) },
+      },
+    },
+    async (request) => ({ recoveryCodes: (await identity.enableTwoFactor({ code: request.body.code }, { caller: request.caller })).codes }),
+  );
+
+  app.post(
+    '/user/two-factor/disable',
+    { schema: { tags, summary: 'Disable two-factor authentication with a current code or a recovery code', body: TwoFactorCode, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      await identity.disableTwoFactor({ code: request.body.code }, { caller: request.caller });
       return reply.code(204).send(null);
     },
   );

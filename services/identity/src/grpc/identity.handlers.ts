@@ -58,6 +58,13 @@ export const identityHandlers = (accounts: Accounts, metrics: IdentityMetrics): 
     await accounts.revokeOtherSessions(caller);
     return {};
   },
+  completeTwoFactorLogin: (request) => metrics.signIn('two-factor', () => accounts.completeTwoFactorLogin(request)),
+  setupTwoFactor: (_request, { caller }) => accounts.setupTwoFactor(caller),
+  enableTwoFactor: async (request, { caller }) => ({ codes: await accounts.enableTwoFactor(caller, request.code) }),
+  disableTwoFactor: async (request, { caller }) => {
+    await accounts.disableTwoFactor(caller, request.code);
+    return {};
+  },
   deleteAccount: async (request, { caller }) => {
     await accounts.deleteAccount(caller, request.confirmation);
     return {};

@@ -115,4 +115,27 @@ describe('user decider', () => {
           { type: 'PasswordSet', data: { userId, passwordHash: '$argon2id$fresh', at: later } },
         ]));
   });
+
+  describe('two-factor authentication', () => {
+    const enabled: UserEvent = { type: 'TwoFactorEnabled', data: { userId, sealedSecret: 'sealed', recoveryCodeHashes: ['r1', 'r2'], at } };
+    it('enables once, with the sealed secret and the hashes of the recovery codes', () => {
+      spec.given(registered).when({ type: 'EnableTwoFactor', sealedSecret: 'sealed', recoveryCodeHashes: ['r1', 'r2'], at }).then([enabled]);
+      spec.given([...registered, enabled]).when({ type: 'EnableTwoFactor', sealedSecret: 'other', recoveryCodeHashes: [], at }).thenThrows('Two-factor authentication is already enabled');
+    });
+
+    it('spends each recovery code once', () => {
+      const used: UserEvent = { type: 'RecoveryCodeUsed', data: { userId, codeHash: 'r1', at: later } };
+      spec.given([...registered, enabled]).when({ type: 'UseRecoveryCode', codeHash: 'r1', at: later }).then([used]);
+      spec.given([...registered, enabled, used]).when({ type: 'UseRecoveryCode', codeHash: 'r1', at: later }).thenThrows('Invalid authentication code');
+      spec.given([...registered, enabled, used]).when({ type: 'UseRecoveryCode', codeHash: 'r2', at: later }).then([{ type: 'RecoveryCodeUsed', data: { userId, codeHash: 'r2', at: later } }]);
+      spec.given(registered).when({ type: 'UseRecoveryCode', codeHash: 'r1', at: later }).thenThrows('Invalid authentication code');
+    });
+
+    it('disables only what is enabled, and the old recovery codes go with it', () => {
+      const disabled: UserEvent = { type: 'TwoFactorDisabled', data: { userId, at: later } };
+      spec.given([...registered, enabled]).when({ type: 'DisableTwoFactor', at: later }).then([disabled]);
+      spec.given(registered).when({ type: 'DisableTwoFactor', at: later }).thenThrows('Two-factor authentication is not enabled');
+      spec.given([...registered, enabled, disabled]).when({ type: 'UseRecoveryCode', codeHash: 'r2', at: later }).thenThrows('Invalid authentication code');
+    });
+  });
 });

@@ -40,10 +40,25 @@ export type UserTokenCreated = DomainEvent<
 >;
 export type UserTokenDeleted = DomainEvent<'UserTokenDeleted', { userId: string; tokenId: string; at: string }>;
 
+/** the TOTP secret is sealed with the master key; recovery codes are kept as SHA-256 hashes */
+export type TwoFactorEnabled = DomainEvent<'TwoFactorEnabled', { userId: string; sealedSecret: string; recoveryCodeHashes: string[]; at: string }>;
+export type TwoFactorDisabled = DomainEvent<'TwoFactorDisabled', { userId: string; at: string }>;
+export type RecoveryCodeUsed = DomainEvent<'RecoveryCodeUsed', { userId: string; codeHash: string; at: string }>;
 /** integration: the other contexts delete what the account owned */
 export type UserDeleted = DomainEvent<'UserDeleted', UserDeletedData>;
 
-export type UserEvent = UserRegistered | PasswordSet | PasswordChanged | IdentityLinked | ProfileUpdated | UserTokenCreated | UserTokenDeleted | UserDeleted;
+export type UserEvent =
+  | UserRegistered
+  | PasswordSet
+  | PasswordChanged
+  | IdentityLinked
+  | ProfileUpdated
+  | UserTokenCreated
+  | UserTokenDeleted
+  | TwoFactorEnabled
+  | TwoFactorDisabled
+  | RecoveryCodeUsed
+  | UserDeleted;
 
 export const isUserIntegrationEvent = (event: UserEvent) => event.type === 'UserRegistered' || event.type === 'UserDeleted';
 

@@ -32,7 +32,11 @@ export interface Session {
   idToken: string;
   refreshToken: string;
   expiresIn: number;
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /** set (and the rest empty) when the password was right but the account asks for a second factor */
+  twoFactorChallenge: string;
 }
 
 export interface RefreshRequest {
@@ -201,6 +205,34 @@ export interface DeleteAccountRequest {
 }
 
 export interface DeleteAccountResponse {
+}
+
+export interface TwoFactorLoginRequest {
+  challenge: string;
+  /** a code from the authenticator app, or a recovery code */
+  code: string;
+  clientIp: string;
+  userAgent: string;
+}
+
+export interface SetupTwoFactorRequest {
+}
+
+export interface TwoFactorSetup {
+  /** base32, for typing into an authenticator app */
+  secret: string;
+  otpauthUri: string;
+}
+
+export interface TwoFactorCodeRequest {
+  code: string;
+}
+
+export interface RecoveryCodes {
+  codes: string[];
+}
+
+export interface DisableTwoFactorResponse {
 }
 
 function createBaseCredentials(): Credentials {
@@ -539,7 +571,7 @@ export const User: MessageFns<User> = {
 };
 
 function createBaseSession(): Session {
-  return { idToken: "", refreshToken: "", expiresIn: 0, user: undefined };
+  return { idToken: "", refreshToken: "", expiresIn: 0, user: undefined, twoFactorChallenge: "" };
 }
 
 export const Session: MessageFns<Session> = {
@@ -555,6 +587,9 @@ export const Session: MessageFns<Session> = {
     }
     if (message.user !== undefined) {
       User.encode(message.user, writer.uint32(34).fork()).join();
+    }
+    if (message.twoFactorChallenge !== "") {
+      writer.uint32(42).string(message.twoFactorChallenge);
     }
     return writer;
   },
@@ -604,6 +639,14 @@ export const Session: MessageFns<Session> = {
             message.user = User.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.twoFactorChallenge = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -634,6 +677,11 @@ export const Session: MessageFns<Session> = {
         ? globalThis.Number(object.expires_in)
         : 0,
       user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      twoFactorChallenge: isSet(object.twoFactorChallenge)
+        ? globalThis.String(object.twoFactorChallenge)
+        : isSet(object.two_factor_challenge)
+        ? globalThis.String(object.two_factor_challenge)
+        : "",
     };
   },
 
@@ -651,6 +699,9 @@ export const Session: MessageFns<Session> = {
     if (message.user !== undefined) {
       obj.user = User.toJSON(message.user);
     }
+    if (message.twoFactorChallenge !== "") {
+      obj.twoFactorChallenge = message.twoFactorChallenge;
+    }
     return obj;
   },
 
@@ -663,6 +714,7 @@ export const Session: MessageFns<Session> = {
     message.refreshToken = object.refreshToken ?? "";
     message.expiresIn = object.expiresIn ?? 0;
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.twoFactorChallenge = object.twoFactorChallenge ?? "";
     return message;
   },
 };
@@ -3400,6 +3452,458 @@ export const DeleteAccountResponse: MessageFns<DeleteAccountResponse> = {
   },
 };
 
+function createBaseTwoFactorLoginRequest(): TwoFactorLoginRequest {
+  return { challenge: "", code: "", clientIp: "", userAgent: "" };
+}
+
+export const TwoFactorLoginRequest: MessageFns<TwoFactorLoginRequest> = {
+  encode(message: TwoFactorLoginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.challenge !== "") {
+      writer.uint32(10).string(message.challenge);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(26).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(34).string(message.userAgent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TwoFactorLoginRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTwoFactorLoginRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.challenge = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TwoFactorLoginRequest {
+    return {
+      challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
+    };
+  },
+
+  toJSON(message: TwoFactorLoginRequest): unknown {
+    const obj: any = {};
+    if (message.challenge !== "") {
+      obj.challenge = message.challenge;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<TwoFactorLoginRequest>): TwoFactorLoginRequest {
+    return TwoFactorLoginRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TwoFactorLoginRequest>): TwoFactorLoginRequest {
+    const message = createBaseTwoFactorLoginRequest();
+    message.challenge = object.challenge ?? "";
+    message.code = object.code ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
+    return message;
+  },
+};
+
+function createBaseSetupTwoFactorRequest(): SetupTwoFactorRequest {
+  return {};
+}
+
+export const SetupTwoFactorRequest: MessageFns<SetupTwoFactorRequest> = {
+  encode(_: SetupTwoFactorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetupTwoFactorRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetupTwoFactorRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SetupTwoFactorRequest {
+    return {};
+  },
+
+  toJSON(_: SetupTwoFactorRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetupTwoFactorRequest>): SetupTwoFactorRequest {
+    return SetupTwoFactorRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<SetupTwoFactorRequest>): SetupTwoFactorRequest {
+    const message = createBaseSetupTwoFactorRequest();
+    return message;
+  },
+};
+
+function createBaseTwoFactorSetup(): TwoFactorSetup {
+  return { secret: "", otpauthUri: "" };
+}
+
+export const TwoFactorSetup: MessageFns<TwoFactorSetup> = {
+  encode(message: TwoFactorSetup, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.secret !== "") {
+      writer.uint32(10).string(message.secret);
+    }
+    if (message.otpauthUri !== "") {
+      writer.uint32(18).string(message.otpauthUri);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TwoFactorSetup {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTwoFactorSetup();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.otpauthUri = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TwoFactorSetup {
+    return {
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      otpauthUri: isSet(object.otpauthUri)
+        ? globalThis.String(object.otpauthUri)
+        : isSet(object.otpauth_uri)
+        ? globalThis.String(object.otpauth_uri)
+        : "",
+    };
+  },
+
+  toJSON(message: TwoFactorSetup): unknown {
+    const obj: any = {};
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    if (message.otpauthUri !== "") {
+      obj.otpauthUri = message.otpauthUri;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<TwoFactorSetup>): TwoFactorSetup {
+    return TwoFactorSetup.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TwoFactorSetup>): TwoFactorSetup {
+    const message = createBaseTwoFactorSetup();
+    message.secret = object.secret ?? "";
+    message.otpauthUri = object.otpauthUri ?? "";
+    return message;
+  },
+};
+
+function createBaseTwoFactorCodeRequest(): TwoFactorCodeRequest {
+  return { code: "" };
+}
+
+export const TwoFactorCodeRequest: MessageFns<TwoFactorCodeRequest> = {
+  encode(message: TwoFactorCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TwoFactorCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTwoFactorCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TwoFactorCodeRequest {
+    return { code: isSet(object.code) ? globalThis.String(object.code) : "" };
+  },
+
+  toJSON(message: TwoFactorCodeRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<TwoFactorCodeRequest>): TwoFactorCodeRequest {
+    return TwoFactorCodeRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TwoFactorCodeRequest>): TwoFactorCodeRequest {
+    const message = createBaseTwoFactorCodeRequest();
+    message.code = object.code ?? "";
+    return message;
+  },
+};
+
+function createBaseRecoveryCodes(): RecoveryCodes {
+  return { codes: [] };
+}
+
+export const RecoveryCodes: MessageFns<RecoveryCodes> = {
+  encode(message: RecoveryCodes, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.codes) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoveryCodes {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoveryCodes();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.codes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecoveryCodes {
+    return { codes: globalThis.Array.isArray(object?.codes) ? object.codes.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: RecoveryCodes): unknown {
+    const obj: any = {};
+    if (message.codes?.length) {
+      obj.codes = message.codes;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RecoveryCodes>): RecoveryCodes {
+    return RecoveryCodes.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecoveryCodes>): RecoveryCodes {
+    const message = createBaseRecoveryCodes();
+    message.codes = object.codes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseDisableTwoFactorResponse(): DisableTwoFactorResponse {
+  return {};
+}
+
+export const DisableTwoFactorResponse: MessageFns<DisableTwoFactorResponse> = {
+  encode(_: DisableTwoFactorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DisableTwoFactorResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDisableTwoFactorResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DisableTwoFactorResponse {
+    return {};
+  },
+
+  toJSON(_: DisableTwoFactorResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<DisableTwoFactorResponse>): DisableTwoFactorResponse {
+    return DisableTwoFactorResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DisableTwoFactorResponse>): DisableTwoFactorResponse {
+    const message = createBaseDisableTwoFactorResponse();
+    return message;
+  },
+};
+
 export type IdentityServiceDefinition = typeof IdentityServiceDefinition;
 export const IdentityServiceDefinition = {
   name: "IdentityService",
@@ -3570,6 +4074,40 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** the second step of a sign-in that answered a two-factor challenge */
+    completeTwoFactorLogin: {
+      name: "CompleteTwoFactorLogin",
+      requestType: TwoFactorLoginRequest as typeof TwoFactorLoginRequest,
+      requestStream: false,
+      responseType: Session as typeof Session,
+      responseStream: false,
+      options: {},
+    },
+    /** a new TOTP secret, pending until EnableTwoFactor confirms a code made from it */
+    setupTwoFactor: {
+      name: "SetupTwoFactor",
+      requestType: SetupTwoFactorRequest as typeof SetupTwoFactorRequest,
+      requestStream: false,
+      responseType: TwoFactorSetup as typeof TwoFactorSetup,
+      responseStream: false,
+      options: {},
+    },
+    enableTwoFactor: {
+      name: "EnableTwoFactor",
+      requestType: TwoFactorCodeRequest as typeof TwoFactorCodeRequest,
+      requestStream: false,
+      responseType: RecoveryCodes as typeof RecoveryCodes,
+      responseStream: false,
+      options: {},
+    },
+    disableTwoFactor: {
+      name: "DisableTwoFactor",
+      requestType: TwoFactorCodeRequest as typeof TwoFactorCodeRequest,
+      requestStream: false,
+      responseType: DisableTwoFactorResponse as typeof DisableTwoFactorResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -3629,6 +4167,24 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: DeleteAccountRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<DeleteAccountResponse>>;
+  /** the second step of a sign-in that answered a two-factor challenge */
+  completeTwoFactorLogin(
+    request: TwoFactorLoginRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<Session>>;
+  /** a new TOTP secret, pending until EnableTwoFactor confirms a code made from it */
+  setupTwoFactor(
+    request: SetupTwoFactorRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<TwoFactorSetup>>;
+  enableTwoFactor(
+    request: TwoFactorCodeRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RecoveryCodes>>;
+  disableTwoFactor(
+    request: TwoFactorCodeRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<DisableTwoFactorResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -3687,6 +4243,24 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<DeleteAccountRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<DeleteAccountResponse>;
+  /** the second step of a sign-in that answered a two-factor challenge */
+  completeTwoFactorLogin(
+    request: DeepPartial<TwoFactorLoginRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<Session>;
+  /** a new TOTP secret, pending until EnableTwoFactor confirms a code made from it */
+  setupTwoFactor(
+    request: DeepPartial<SetupTwoFactorRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<TwoFactorSetup>;
+  enableTwoFactor(
+    request: DeepPartial<TwoFactorCodeRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RecoveryCodes>;
+  disableTwoFactor(
+    request: DeepPartial<TwoFactorCodeRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<DisableTwoFactorResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
