@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { RunningPackyard } from '@packyard/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '@packyard/identity/two-factor/totp';
 import { buildConsole, type ConsoleBrowser, openBrowser, screenshot, startPackyard, waitForPath } from './console-harness';
 
 const PASSWORD = 'correct-horse-1';
@@ -45,7 +46,7 @@ function screen(page: Page) {
 // Production builds of the shell and the remotes, as the program serves them.
 beforeAll(buildConsole);
 
-describe('settings: password, sessions, API keys, export, theme and account deletion (1280 px)', () => {
+describe('settings: password, sessions, API keys, export, theme, two-factor and account deletion (1280 px)', () => {
   let browser: ConsoleBrowser;
   let page: Page;
   let ui: ReturnType<typeof screen>;
@@ -95,7 +96,8 @@ describe('settings: password, sessions, API keys, export, theme and account dele
     await dialog.getByRole('button', { name: 'Change Password' }).click();
     await ui.visible('Password changed. Your other sessions were signed out.');
     await dialog.waitFor({ state: 'hidden' });
-    expect(await page.getByText('Never').count()).toBe(0);
+    // the security settings are fetched again: the last change is now a date
+    await page.getByText('Never').waitFor({ state: 'detached' });
 
     expect((await auth('refresh', { refreshToken: elsewhere.refreshToken })).status).toBe(401);
     expect((await auth('login', { email, password: PASSWORD })).status).toBe(401);
@@ -222,6 +224,68 @@ describe('settings: password, sessions, API keys, export, theme and account dele
     expect(await page.getByLabel('Theme').inputValue()).toBe('light');
   });
 
+  it('enables two-factor sign-in with a code, asks for it at sign-in, takes each recovery code once, and disables', async () => {
+    await ui.openSettingsTab('Security');
+    await ui.visible('Disabled');
+    await ui.button('Enable').click();
+    const setup = ui.dialog('Enable Two-Factor Authentication');
+    const secret = (await setup.locator('code').innerText()).trim();
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(await setup.getByRole('link', { name: 'Open in your authenticator app' }).getAttribute('href')).toMatch(new RegExp(`^otpauth://totp/Packyard:.*secret=${secret}`));
+    await screenshot(page, 'settings-two-factor-setup');
+    await setup.getByLabel('Authentication code').fill('000000');
+    await setup.getByRole('button', { name: 'Enable' }).click();
+    await setup.getByRole('alert').getByText('Invalid authentication code').waitFor();
+    await setup.getByLabel('Authentication code').fill(totpCode(secret, Date.now()));
+    await setup.getByRole('button', { name: 'Enable' }).click();
+    const saved = ui.dialog('Save Your Recovery Codes');
+    const recoveryCodes = (await saved.locator('code').innerText()).trim().split('\n');
+    expect(recoveryCodes).toHaveLength(10);
+    await screenshot(page, 'settings-two-factor-recovery-codes');
+    await saved.getByRole('button', { name: 'Done' }).click();
+    await ui.visible('Enabled');
+
+    const other = await openBrowser({ width: 1280, height: 800 });
+    try {
+      const second = screen(other.page);
+      const signInUpTo2fa = async () => {
+        await other.page.goto(`${program.url}/login`);
+        await other.page.getByLabel('Email address').fill(email);
+        await other.page.getByLabel('Password').fill(NEW_PASSWORD);
+        await second.button('Sign in').click();
+        await second.visible('Two-factor authentication');
+      };
+      await signInUpTo2fa();
+      await screenshot(other.page, 'login-two-factor');
+      // the code that enabled it is spent; the next one signs in
+      await other.page.getByLabel('Authentication code').fill(totpCode(secret, Date.now() + 30_000));
+      await second.button('Verify').click();
+      await waitForPath(other.page, '/dashboard');
+      await second.button('Sign out').click();
+
+      await signInUpTo2fa();
+      await other.page.getByLabel('Authentication code').fill(recoveryCodes[0]);
+      await second.button('Verify').click();
+      await waitForPath(other.page, '/dashboard');
+      await second.button('Sign out').click();
+
+      await signInUpTo2fa();
+      await other.page.getByLabel('Authentication code').fill(recoveryCodes[0]);
+      await second.button('Verify').click();
+      await other.page.getByRole('alert').getByText('Invalid authentication code').waitFor();
+      expect(new URL(other.page.url()).pathname).toBe('/login');
+    } finally {
+      await other.close();
+    }
+
+    await ui.button('Disable').click();
+    const disable = ui.dialog('Disable Two-Factor Authentication');
+    await disable.getByLabel('Authentication code').fill(recoveryCodes[1]);
+    await disable.getByRole('button', { name: 'Disable' }).click();
+    await ui.visible('Disabled');
+    expect((await auth('login', { email, password: NEW_PASSWORD })).body.idToken).toEqual(expect.any(String));
+  });
+
   it('deletes the account once the password confirms it: signed out, and signing in fails after', async () => {
     await ui.openSettingsTab('Danger Zone');
     await ui.button('Delete Account').click();
@@ -280,7 +344,7 @@ describe('settings and Google sign-in on a 375 px screen, with Google configured
     await screenshot(page, 'login-google-failed');
   });
 
-  it('walks the password, sessions and API key dialogs without overflowing', async () => {
+  it('walks the password, sessions, API key, two-factor and delete dialogs without overflowing', async () => {
     const ui = screen(page);
     expect((await auth('register', { email, password: PASSWORD })).status).toBe(201);
     await ui.signIn(email, PASSWORD);
@@ -309,6 +373,13 @@ describe('settings and Google sign-in on a 375 px screen, with Google configured
     await ui.dialog('API Key Created').getByRole('button', { name: 'Done' }).click();
     await page.getByRole('list', { name: 'API keys' }).getByText('phone').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+
+    await page.getByRole('tab', { name: 'Security' }).click();
+    await ui.button('Enable').click();
+    await ui.dialog('Enable Two-Factor Authentication').getByLabel('Authentication code').waitFor();
+    await screenshot(page, 'settings-two-factor-setup');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await ui.dialog('Enable Two-Factor Authentication').getByRole('button', { name: 'Cancel' }).click();
 
     await page.getByRole('tab', { name: 'Danger Zone' }).click();
     await ui.button('Delete Account').click();

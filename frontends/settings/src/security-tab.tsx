@@ -19,6 +19,7 @@ import {
 } from '@packyard/console-kit';
 import { type FormEvent, useState } from 'react';
 import { describeDevice } from './settings-options';
+import { DisableTwoFactorDialog, EnableTwoFactorDialog } from './two-factor-dialogs';
 
 function ChangePasswordDialog({ open, onClose, onChanged }: { open: boolean; onClose: () => void; onChanged: () => void }) {
   const change = useChangePassword();
@@ -149,6 +150,8 @@ export function SecurityTab() {
   const [changingPassword, setChangingPassword] = useState(false);
   const [passwordChanged, setPasswordChanged] = useState(false);
   const [viewingSessions, setViewingSessions] = useState(false);
+  // chosen when the dialog opens: enabling flips the status while the recovery codes are still shown
+  const [twoFactorDialog, setTwoFactorDialog] = useState<'enable' | 'disable'>();
   if (security.isPending) return <Skeleton height={160} />;
   if (security.isError) return <ErrorPanel title="Could not load security settings" message={security.error.message} onRetry={() => void security.refetch()} />;
   const enabled = security.data.twoFactorEnabled;
@@ -162,8 +165,7 @@ export function SecurityTab() {
               Status: <Badge tone={enabled ? 'green' : 'neutral'}>{enabled ? 'Enabled' : 'Disabled'}</Badge>
             </p>
           </div>
-          {/* Spec §2: shown; two-factor sign-in is not built yet */}
-          <Button>{enabled ? 'Disable' : 'Enable'}</Button>
+          <Button onClick={() => setTwoFactorDialog(enabled ? 'disable' : 'enable')}>{enabled ? 'Disable' : 'Enable'}</Button>
         </div>
       </Card>
       <Card>
@@ -194,6 +196,8 @@ export function SecurityTab() {
       </Card>
       <ChangePasswordDialog open={changingPassword} onClose={() => setChangingPassword(false)} onChanged={() => setPasswordChanged(true)} />
       {viewingSessions && <SessionsDialog open onClose={() => setViewingSessions(false)} />}
+      {twoFactorDialog === 'enable' && <EnableTwoFactorDialog onClose={() => setTwoFactorDialog(undefined)} />}
+      {twoFactorDialog === 'disable' && <DisableTwoFactorDialog onClose={() => setTwoFactorDialog(undefined)} />}
     </div>
   );
 }

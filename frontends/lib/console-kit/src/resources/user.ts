@@ -115,3 +115,27 @@ export function useDeleteAccount() {
     onSuccess: () => session.clear(),
   });
 }
+
+/** A new TOTP secret for an authenticator app, pending until a code from it enables two-factor sign-in. */
+export function useSetupTwoFactor() {
+  const { api } = useConsole();
+  return useMutation({ mutationFn: () => api.post<{ secret: string; otpauthUri: string }>('/v1/user/two-factor/setup') });
+}
+
+export function useEnableTwoFactor() {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (code: string) => api.post<{ recoveryCodes: string[] }>('/v1/user/two-factor/enable', { code }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: userKeys.security() }),
+  });
+}
+
+export function useDisableTwoFactor() {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (code: string) => api.post('/v1/user/two-factor/disable', { code }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: userKeys.security() }),
+  });
+}
