@@ -11,6 +11,7 @@ import {
   type EventSourcing,
 } from '@packyard/platform';
 import type { SecretBox } from '@packyard/platform/crypto/index';
+import type { Mailer } from './adapters/mailer';
 import type { Session } from '@packyard/proto/packyard/identity/v1/identity';
 import { ID_TOKEN_TTL_SECONDS, type IdTokenSigner } from './keys/id-token.signer';
 import { SlidingWindowLimiter } from './limits/sliding-window.limiter';
@@ -59,6 +60,14 @@ interface TwoFactorSetupDoc {
   sealedSecret: string;
   expiresAt: number;
 }
+/** a password reset link's token, by its SHA-256 */
+interface PasswordResetDoc {
+  id: string;
+  userId: string;
+  expiresAt: number;
+}
+const PASSWORD_RESET_TTL_MS = 60 * 60_000;
+
 interface TwoFactorChallengeDoc {
   id: string;
   userId: string;
@@ -82,8 +91,13 @@ export function createAccounts(deps: {
   limits: AccountLimits;
   /** seals TOTP secrets */
   secrets: SecretBox;
+  /** unset without SMTP_URL: no password reset by e-mail */
+  mailer?: Mailer;
+  /** PUBLIC_URL, for links in e-mails; else the origin the request came to */
+  publicUrl?: string;
 }) {
-  const { es, signer, refreshTokens, oidc, limits, secrets } = deps;
+  const { es, signer, refreshTokens, oidc, limits, secrets, mailer, publicUrl } = deps;
+  const passwordResets = es.readModels.collection<PasswordResetDoc>('password_resets');
   // short-lived and not domain facts: beside the read models, as refresh tokens are
   const twoFactorSetups = es.readModels.collection<TwoFactorSetupDoc>('two_factor_setups');
   const twoFactorChallenges = es.readModels.collection<TwoFactorChallengeDoc>('two_factor_challenges');
@@ -333,7 +347,43 @@ export function createAccounts(deps: {
       await execute(user.userId, { type: 'DisableTwoFactor', at: now() }, caller);
     },
 
-    signInOptions: () => ({ google: oidc.configured }),
+    /** answers the same whether or not the address has an account, so nobody learns which do */
+    async requestPasswordReset(request: { email: string; clientIp: string; origin: string }) {
+      countAttempt(request.clientIp);
+      if (!mailer) throw new PackyardError('UNAVAILABLE', 'PACKYARD_IDENTITY_MAIL_NOT_CONFIGURED', 'Password reset by email is not configured on this server');
+      const user = await findByEmail(normalizeEmail(request.email));
+      if (!user) return;
+      const token = randomBytes(32).toString('base64url');
+      await passwordResets.upsert({ id: hashToken(token), userId: user.userId, expiresAt: Date.now() + PASSWORD_RESET_TTL_MS });
+      // in the fragment: it never reaches a server log or a Referer header
+      const link = `${(publicUrl ?? request.origin).replace(/\/$/, '')}/reset-password#token=${token}`;
+      await mailer.send({
+        to: user.email,
+        subject: 'Reset your Packyard password',
+        text: [
+          'Someone (hopefully you) asked to reset the password of your Packyard account.',
+          '',
+          `Choose a new password here within the next hour: ${link}`,
+          '',
+          'The link works once. If you did not ask for this, ignore this email: your password stays as it is.',
+        ].join('\n'),
+      });
+    },
+
+    /** spends the link's token: a new password, and every session signed out */
+    async resetPassword(request: { token: string; newPassword: string }) {
+      const found = request.token ? await passwordResets.get(hashToken(request.token)) : undefined;
+      const user = found && found.expiresAt > Date.now() ? await load(found.userId) : undefined;
+      if (!found || !user || user.status !== 'registered') {
+        throw invalid('PACKYARD_IDENTITY_RESET_LINK_INVALID', 'This password reset link has expired or was already used');
+      }
+      validateNewPassword(request.newPassword);
+      await passwordResets.deleteMany({ userId: user.userId });
+      await execute(user.userId, { type: 'ChangePassword', passwordHash: await hashPassword(request.newPassword), at: now() });
+      await refreshTokens.revokeAll(user.userId);
+    },
+
+    signInOptions: () => ({ google: oidc.configured, passwordReset: mailer !== undefined }),
 
     async sessions(caller: Caller) {
       personally(caller, 'list sessions');

@@ -2,6 +2,7 @@ import { busModule, defineModule, grpcServerModule, metricsModule, openModuleSto
 import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
 import { IdentityServiceDefinition } from '@packyard/proto/packyard/identity/v1/identity';
 import { createAccounts } from './accounts';
+import { createSmtpMailer } from './adapters/mailer';
 import { identityHandlers } from './grpc/identity.handlers';
 import { loadIdTokenSigner } from './keys/id-token.signer';
 import { identityMetrics } from './metrics';
@@ -27,6 +28,8 @@ export const identityModule = defineModule({
     const accounts = createAccounts({
       es,
       secrets,
+      mailer: config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : undefined,
+      publicUrl: config.publicUrl,
       signer: await loadIdTokenSigner(es.events, secrets),
       refreshTokens: new RefreshTokenStore(es.readModels),
       oidc: new OidcClient({ issuer: config.oidcIssuer, clientId: config.oidcClientId, clientSecret: config.oidcClientSecret }, es.readModels),

@@ -108,7 +108,7 @@ describe('identity: signed-in sessions and sign-in options over HTTP', () => {
   it('tells the login page that Google sign-in is off, and sends a browser that starts it back to /login with the reason', async () => {
     const options = await fetch(`${packyard.url}/api/v1/auth/options`);
     expect(options.status).toBe(200);
-    expect(await options.json()).toEqual({ google: false });
+    expect(await options.json()).toEqual({ google: false, passwordReset: false });
     const started = await fetch(`${packyard.url}/api/v1/auth/oidc/google/start?returnTo=/workspaces`, { redirect: 'manual' });
     expect(started.status).toBe(302);
     expect(started.headers.get('location')).toBe(`/login?${new URLSearchParams({ error: 'Google sign-in is not configured' })}`);

@@ -13,7 +13,10 @@ const SessionResponse = Type.Object({
   expiresIn: Type.Integer({ description: 'seconds the ID token is valid' }),
   user: Type.Object({ id: Type.String(), email: Type.String() }),
 });
-const SignInOptions = Type.Object({ google: Type.Boolean({ description: 'true when "Sign in with Google" (OpenID Connect) is configured' }) });
+const SignInOptions = Type.Object({
+  google: Type.Boolean({ description: 'true when "Sign in with Google" (OpenID Connect) is configured' }),
+  passwordReset: Type.Boolean({ description: 'true when password reset by e-mail is configured (SMTP_URL)' }),
+});
 const TwoFactorChallenge = Type.Object({
   twoFactorRequired: Type.Literal(true),
   challenge: Type.String({ description: 'for POST /api/v1/auth/login/two-factor, within 5 minutes' }),
@@ -84,6 +87,38 @@ export async function authRoutes(parent: FastifyInstance, options: GatewayOption
     { schema: { tags, summary: 'Sign out the session of a refresh token', body: RefreshBody, response: { 204: Type.Null() } } },
     async (request, reply) => {
       await identity.logout({ refreshToken: request.body.refreshToken }, call);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/auth/password-reset',
+    {
+      schema: {
+        tags,
+        summary: 'E-mail a password reset link (single use, one hour) to the address, if it has an account; the answer is the same either way',
+        body: Type.Object({ email: Type.String() }),
+        response: { 202: Type.Object({ message: Type.String() }), 429: ErrorResponse, 503: ErrorResponse },
+      },
+    },
+    async (request, reply) => {
+      await identity.requestPasswordReset({ email: request.body.email, clientIp: request.ip, origin: `${request.protocol}://${request.host}` }, call);
+      return reply.code(202).send({ message: 'If an account exists for this email, a link to reset its password is on its way.' });
+    },
+  );
+
+  app.post(
+    '/v1/auth/password-reset/confirm',
+    {
+      schema: {
+        tags,
+        summary: "Set a new password with a reset link's token; signs out every session",
+        body: Type.Object({ token: Type.String(), newPassword: Type.String() }),
+        response: { 204: Type.Null(), 400: ErrorResponse },
+      },
+    },
+    async (request, reply) => {
+      await identity.resetPassword({ token: request.body.token, newPassword: request.body.newPassword }, call);
       return reply.code(204).send(null);
     },
   );

@@ -65,6 +65,14 @@ export const identityHandlers = (accounts: Accounts, metrics: IdentityMetrics): 
     await accounts.disableTwoFactor(caller, request.code);
     return {};
   },
+  requestPasswordReset: async (request) => {
+    await accounts.requestPasswordReset(request);
+    return {};
+  },
+  resetPassword: async (request) => {
+    await accounts.resetPassword(request);
+    return {};
+  },
   deleteAccount: async (request, { caller }) => {
     await accounts.deleteAccount(caller, request.confirmation);
     return {};

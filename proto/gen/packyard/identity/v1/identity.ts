@@ -168,6 +168,8 @@ export interface GetSignInOptionsRequest {
 export interface SignInOptions {
   /** true when an OpenID Connect client is configured ("Sign in with Google") */
   google: boolean;
+  /** true when e-mail is configured ("Forgot password?") */
+  passwordReset: boolean;
 }
 
 /** a signed-in device: a refresh token family */
@@ -233,6 +235,24 @@ export interface RecoveryCodes {
 }
 
 export interface DisableTwoFactorResponse {
+}
+
+export interface PasswordResetRequest {
+  email: string;
+  clientIp: string;
+  /** the origin the console was reached at, for the link (PUBLIC_URL wins) */
+  origin: string;
+}
+
+export interface PasswordResetRequested {
+}
+
+export interface ResetPasswordRequest {
+  token: string;
+  newPassword: string;
+}
+
+export interface ResetPasswordResponse {
 }
 
 function createBaseCredentials(): Credentials {
@@ -2808,13 +2828,16 @@ export const GetSignInOptionsRequest: MessageFns<GetSignInOptionsRequest> = {
 };
 
 function createBaseSignInOptions(): SignInOptions {
-  return { google: false };
+  return { google: false, passwordReset: false };
 }
 
 export const SignInOptions: MessageFns<SignInOptions> = {
   encode(message: SignInOptions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.google !== false) {
       writer.uint32(8).bool(message.google);
+    }
+    if (message.passwordReset !== false) {
+      writer.uint32(16).bool(message.passwordReset);
     }
     return writer;
   },
@@ -2840,6 +2863,14 @@ export const SignInOptions: MessageFns<SignInOptions> = {
             message.google = reader.bool();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.passwordReset = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2853,13 +2884,23 @@ export const SignInOptions: MessageFns<SignInOptions> = {
   },
 
   fromJSON(object: any): SignInOptions {
-    return { google: isSet(object.google) ? globalThis.Boolean(object.google) : false };
+    return {
+      google: isSet(object.google) ? globalThis.Boolean(object.google) : false,
+      passwordReset: isSet(object.passwordReset)
+        ? globalThis.Boolean(object.passwordReset)
+        : isSet(object.password_reset)
+        ? globalThis.Boolean(object.password_reset)
+        : false,
+    };
   },
 
   toJSON(message: SignInOptions): unknown {
     const obj: any = {};
     if (message.google !== false) {
       obj.google = message.google;
+    }
+    if (message.passwordReset !== false) {
+      obj.passwordReset = message.passwordReset;
     }
     return obj;
   },
@@ -2870,6 +2911,7 @@ export const SignInOptions: MessageFns<SignInOptions> = {
   fromPartial(object: DeepPartial<SignInOptions>): SignInOptions {
     const message = createBaseSignInOptions();
     message.google = object.google ?? false;
+    message.passwordReset = object.passwordReset ?? false;
     return message;
   },
 };
@@ -3904,6 +3946,304 @@ export const DisableTwoFactorResponse: MessageFns<DisableTwoFactorResponse> = {
   },
 };
 
+function createBasePasswordResetRequest(): PasswordResetRequest {
+  return { email: "", clientIp: "", origin: "" };
+}
+
+export const PasswordResetRequest: MessageFns<PasswordResetRequest> = {
+  encode(message: PasswordResetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(18).string(message.clientIp);
+    }
+    if (message.origin !== "") {
+      writer.uint32(26).string(message.origin);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasswordResetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasswordResetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.origin = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PasswordResetRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
+    };
+  },
+
+  toJSON(message: PasswordResetRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.origin !== "") {
+      obj.origin = message.origin;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PasswordResetRequest>): PasswordResetRequest {
+    return PasswordResetRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PasswordResetRequest>): PasswordResetRequest {
+    const message = createBasePasswordResetRequest();
+    message.email = object.email ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.origin = object.origin ?? "";
+    return message;
+  },
+};
+
+function createBasePasswordResetRequested(): PasswordResetRequested {
+  return {};
+}
+
+export const PasswordResetRequested: MessageFns<PasswordResetRequested> = {
+  encode(_: PasswordResetRequested, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasswordResetRequested {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasswordResetRequested();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): PasswordResetRequested {
+    return {};
+  },
+
+  toJSON(_: PasswordResetRequested): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<PasswordResetRequested>): PasswordResetRequested {
+    return PasswordResetRequested.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<PasswordResetRequested>): PasswordResetRequested {
+    const message = createBasePasswordResetRequested();
+    return message;
+  },
+};
+
+function createBaseResetPasswordRequest(): ResetPasswordRequest {
+  return { token: "", newPassword: "" };
+}
+
+export const ResetPasswordRequest: MessageFns<ResetPasswordRequest> = {
+  encode(message: ResetPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(18).string(message.newPassword);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResetPasswordRequest {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+    };
+  },
+
+  toJSON(message: ResetPasswordRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ResetPasswordRequest>): ResetPasswordRequest {
+    return ResetPasswordRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResetPasswordRequest>): ResetPasswordRequest {
+    const message = createBaseResetPasswordRequest();
+    message.token = object.token ?? "";
+    message.newPassword = object.newPassword ?? "";
+    return message;
+  },
+};
+
+function createBaseResetPasswordResponse(): ResetPasswordResponse {
+  return {};
+}
+
+export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
+  encode(_: ResetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetPasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetPasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ResetPasswordResponse {
+    return {};
+  },
+
+  toJSON(_: ResetPasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ResetPasswordResponse>): ResetPasswordResponse {
+    return ResetPasswordResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ResetPasswordResponse>): ResetPasswordResponse {
+    const message = createBaseResetPasswordResponse();
+    return message;
+  },
+};
+
 export type IdentityServiceDefinition = typeof IdentityServiceDefinition;
 export const IdentityServiceDefinition = {
   name: "IdentityService",
@@ -4108,6 +4448,23 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** e-mails a single-use, time-limited reset link when the address has an account (answers the same either way) */
+    requestPasswordReset: {
+      name: "RequestPasswordReset",
+      requestType: PasswordResetRequest as typeof PasswordResetRequest,
+      requestStream: false,
+      responseType: PasswordResetRequested as typeof PasswordResetRequested,
+      responseStream: false,
+      options: {},
+    },
+    resetPassword: {
+      name: "ResetPassword",
+      requestType: ResetPasswordRequest as typeof ResetPasswordRequest,
+      requestStream: false,
+      responseType: ResetPasswordResponse as typeof ResetPasswordResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -4185,6 +4542,15 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: TwoFactorCodeRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<DisableTwoFactorResponse>>;
+  /** e-mails a single-use, time-limited reset link when the address has an account (answers the same either way) */
+  requestPasswordReset(
+    request: PasswordResetRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<PasswordResetRequested>>;
+  resetPassword(
+    request: ResetPasswordRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ResetPasswordResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -4261,6 +4627,15 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<TwoFactorCodeRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<DisableTwoFactorResponse>;
+  /** e-mails a single-use, time-limited reset link when the address has an account (answers the same either way) */
+  requestPasswordReset(
+    request: DeepPartial<PasswordResetRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<PasswordResetRequested>;
+  resetPassword(
+    request: DeepPartial<ResetPasswordRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ResetPasswordResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -85,6 +85,8 @@ export const SETTINGS = {
   oidcIssuer: text('OIDC_ISSUER', 'https://accounts.google.com', 'OpenID Connect issuer for "Sign in with Google"'),
   oidcClientId: text('OIDC_CLIENT_ID', undefined, 'OpenID Connect client id (Google sign-in is off until set)'),
   oidcClientSecret: text('OIDC_CLIENT_SECRET', undefined, 'OpenID Connect client secret'),
+  smtpUrl: text('SMTP_URL', undefined, 'SMTP server for password-reset e-mails, e.g. smtps://user:password@mail.example.com:465 ("Forgot password?" is off until set)'),
+  mailFrom: text('MAIL_FROM', 'Packyard <no-reply@localhost>', 'sender address of the e-mails Packyard sends'),
   consoleDir: text('CONSOLE_DIR', undefined, 'folder with the built console (default: frontends/ of this checkout)'),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 4_000, 'how long SIGTERM waits for in-flight work before closing', 0),
 } as const;
