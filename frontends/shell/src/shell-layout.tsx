@@ -1,4 +1,4 @@
-import { FullPageSpinner, Icon, isIconName, useConsole, useSessionState } from '@packyard/console-kit';
+import { FullPageSpinner, Icon, isIconName, useConsole, useProfileTheme, useSessionState } from '@packyard/console-kit';
 import { useEffect, useState } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { isNavigationItemActive } from './navigation-rules';
@@ -58,6 +58,7 @@ export function ShellLayout() {
   const { status } = useSessionState();
   const location = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
+  useProfileTheme();
   useEffect(() => setMenuOpen(false), [location.pathname]);
   useEffect(() => {
     if (!menuOpen) return;

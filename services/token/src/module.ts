@@ -7,6 +7,7 @@ import { TOKEN_HASHES, tokensProjection, type TokenHashDocument } from './projec
 import { accessTokenRevokedReaction } from './reactions/access-token-revoked.reaction';
 import { filesServedReaction } from './reactions/files-served.reaction';
 import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+import { userDeletedReaction } from './reactions/user-deleted.reaction';
 import { accessTokenDecider } from './tokens/access-token.decider';
 import { createTokenValidator } from './tokens/token-validator';
 import { accessTokenStream, isIntegration } from './tokens/token.events';
@@ -27,7 +28,12 @@ export const tokenModule = defineModule({
       bus: ctx.use(busModule),
       logger: ctx.logger,
       projections,
-      reactions: [repositoryDeletedReaction(stores.events, stores.readModels), accessTokenRevokedReaction(stores.events, stores.readModels), filesServedReaction(stores.events)],
+      reactions: [
+        repositoryDeletedReaction(stores.events, stores.readModels),
+        accessTokenRevokedReaction(stores.events, stores.readModels),
+        userDeletedReaction(stores.events, stores.readModels),
+        filesServedReaction(stores.events),
+      ],
       fail: ctx.fail,
     });
     ctx.use(httpServerModule).addReadinessCheck('token', es.ready);

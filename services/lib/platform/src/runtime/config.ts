@@ -55,6 +55,9 @@ export const boolean = (env: string, def: boolean, description: string): Setting
 
 export const GiB = 1024 ** 3;
 
+/** read by every module that writes links for users (install snippets, e-mails) */
+export const PUBLIC_URL_SETTING = text('PUBLIC_URL', undefined, "origin users and apt/dnf reach Packyard at (e.g. https://packages.example.com); defaults to the request's Host");
+
 /** A module's own settings, declared beside its code; `check` relates settings to each other. */
 export interface SettingsDeclaration<S extends Record<string, Setting<unknown>> = Record<string, Setting<unknown>>> {
   settings: S;
