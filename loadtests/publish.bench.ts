@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import pino from 'pino';
 import { parseDeb, parseRpm } from '@packyard/formats';
-import { createEventBus, loadConfig, openModuleStores, recordInbox, startEventSourcing, SYSTEM_CALLER, type PackyardClient } from '@packyard/platform';
+import { createEventBus, loadConfig, openModuleStores, recordInbox, serviceCaller, startEventSourcing, type PackyardClient } from '@packyard/platform';
 import { FsBlobStore } from '@packyard/platform/blobs/index';
 import { createSecretBox } from '@packyard/platform/crypto/index';
 import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
@@ -113,9 +113,9 @@ async function packyardCase(kind: 'DEB' | 'RPM', count: number, files: string[],
   const signingStores = await openModuleStores(config, 'signing');
   const keys = new KeyRing(signingStores.events, createSecretBox(randomBytes(32)));
   const handlers = signingHandlers(keys);
-  const context = { caller: SYSTEM_CALLER } as never;
+  const context = { caller: serviceCaller('repository') } as never;
   const signing = { sign: (request: never) => handlers.sign(request, context), getPublicKey: (request: never) => handlers.getPublicKey(request, context) } as unknown as PackyardClient<typeof SigningServiceDefinition>;
-  const es = await startEventSourcing({ module: 'repository', stores, bus, logger, projections: [repositoriesProjection, publishablePackagesProjection, publicationsProjection] });
+  const es = await startEventSourcing({ module: 'repository', stores, bus, logger, projections: [repositoriesProjection, publishablePackagesProjection, publicationsProjection], fail: (error) => logger.fatal({ err: error }, 'event processing failed') });
   const publisher = new Publisher({ es, blobs: new FsBlobStore(join(dataDir, 'blobs')), signing, logger });
   try {
     const started = performance.now();

@@ -1,4 +1,4 @@
-import { busModule, defineModule, type EventSourcing, grpcClientsModule, grpcServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { busModule, defineModule, type EventSourcing, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
@@ -13,7 +13,7 @@ const projections = [packagesProjection];
 export const artifactModule = defineModule({
   name: 'artifact',
   description: 'package uploads: checks, parses and stores .deb and .rpm files content-addressed',
-  deps: [grpcServerModule, grpcClientsModule, busModule, blobStoreModule],
+  deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule, blobStoreModule],
   projections,
   init: async (ctx) => {
     const stores = await openModuleStores(ctx.config, 'artifact');
@@ -31,8 +31,10 @@ export const artifactModule = defineModule({
         packageDownloadedReaction(stores.events),
         repositoryDeletedReaction(running, blobs),
       ],
+      fail: ctx.fail,
     });
     started = es;
+    ctx.use(httpServerModule).addReadinessCheck('artifact', es.ready);
     const repositories = ctx.use(grpcClientsModule).client(RepositoryServiceDefinition, 'repository');
     const digesters = new WorkerDigesters();
     ctx.use(grpcServerModule).server.add(ArtifactServiceDefinition, artifactHandlers(es, blobs, repositories, { maxBytes: ctx.config.maxUploadBytes, digester: digesters.digester }));

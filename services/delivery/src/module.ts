@@ -1,6 +1,10 @@
+import { hostname } from 'node:os';
 import {
+  boolean,
+  BUS_SETTINGS,
   busModule,
   defineModule,
+  defineSettings,
   grpcClientsModule,
   grpcServerModule,
   httpServerModule,
@@ -8,7 +12,7 @@ import {
   openModuleStores,
   recordInbox,
   startEventSourcing,
-  SYSTEM_CALLER,
+  text,
   topicOf,
   type BusMessage,
   type Reaction,
@@ -27,6 +31,7 @@ import { EdgeMetrics } from './edge/edge-metrics';
 import { PackageBodyCache } from './edge/package-body-cache';
 import { deliveryHandlers } from './grpc/delivery.handlers';
 import { PublicKeys } from './keys/public-keys';
+import { DELIVERY_CALLER } from './delivery-caller';
 
 /** the other modules' events delivery's read model is projected from */
 const FOLLOWED: Record<string, string[]> = {
@@ -50,13 +55,28 @@ const FLUSH_INTERVAL_MS = 1_000;
 const PACKAGE_CACHE_FILE_BYTES = 1024 * 1024;
 const PACKAGE_CACHE_TOTAL_BYTES = 256 * 1024 * 1024;
 
+export const DELIVERY_SETTINGS = defineSettings({
+  publicUrl: text('PUBLIC_URL', undefined, 'origin users and apt/dnf reach Packyard at (e.g. https://packages.example.com); defaults to the request\'s Host'),
+  s3PresignDownloads: boolean('S3_PRESIGN_DOWNLOADS', false, 'redirect package downloads to short-lived presigned URLs (BLOBS=s3)'),
+  replicaId: text('DELIVERY_REPLICA_ID', undefined, 'names this delivery replica: with BUS=kafka each replica follows every event in its own consumer group, delivery-<id> (default: the host name, a pod\'s name in Kubernetes)'),
+});
+
+/**
+ * Every delivery replica serves every repository, so each keeps its own read model of
+ * every event: replicas must not share a consumer group (that would split the
+ * partitions between them). The embedded bus has one process only and keeps its group.
+ */
+const consumerGroupOf = (replicaId: string | undefined, kafka: boolean) => (kafka ? `delivery-${replicaId ?? hostname()}` : 'delivery');
+
 export const deliveryModule = defineModule({
   name: 'delivery',
   description: 'the apt/yum edge: repository files over HTTP with token auth, install snippets and scripts',
   deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule, metricsModule, blobStoreModule],
+  settings: DELIVERY_SETTINGS,
   projections: [deliveryProjection()],
   init: async (ctx) => {
     const { config } = ctx;
+    const settings = ctx.settings(DELIVERY_SETTINGS);
     const bus = ctx.use(busModule);
     const clients = ctx.use(grpcClientsModule);
     const blobs = ctx.use(blobStoreModule);
@@ -66,7 +86,7 @@ export const deliveryModule = defineModule({
     for (const record of await stores.readModels.collection<PackageRecord>(PACKAGES).find({})) packageIds.set(record.id, record.packageId);
 
     const publicKeys = new PublicKeys(async (repositoryId) => {
-      const key = await clients.client(SigningServiceDefinition, 'signing').getPublicKey({ repositoryId }, { caller: SYSTEM_CALLER });
+      const key = await clients.client(SigningServiceDefinition, 'signing').getPublicKey({ repositoryId }, { caller: DELIVERY_CALLER });
       return { armored: key.armored, binary: key.binary };
     });
     const onChange = async (change: CatalogChange) => {
@@ -85,19 +105,22 @@ export const deliveryModule = defineModule({
       logger: ctx.logger,
       projections: [deliveryProjection(onChange)],
       reactions: inboxReactions(stores),
+      consumerGroup: consumerGroupOf(settings.replicaId, ctx.settings(BUS_SETTINGS).bus === 'kafka'),
+      fail: ctx.fail,
     });
     await catalog.refreshAll();
 
     const tokens = clients.client(TokenServiceDefinition, 'token');
     const verdicts = new VerdictCache(
       async (token) => {
-        const answer = await tokens.validateToken({ token, repositoryId: '' }, { caller: SYSTEM_CALLER });
+        const answer = await tokens.validateToken({ token, repositoryId: '' }, { caller: DELIVERY_CALLER });
         return { valid: answer.valid, kind: answer.kind, tokenId: answer.tokenId, ownerId: answer.ownerId, scopes: answer.scopes, repositoryId: answer.repositoryId };
       },
       { ttlMs: VERDICT_TTL_MS, negativeTtlMs: NEGATIVE_VERDICT_TTL_MS, maxEntries: 100_000 },
     );
     const accounting = new TrafficAccounting((repositoryId, sha256) => packageIds.get(packageRecordId(repositoryId, sha256)));
     const http = ctx.use(httpServerModule);
+    http.addReadinessCheck('delivery', es.ready);
     http.addEdgeHandler(
       deliveryEdge({
         catalog,
@@ -108,10 +131,10 @@ export const deliveryModule = defineModule({
         metrics: new EdgeMetrics(ctx.use(metricsModule)),
         packageBodies: new PackageBodyCache((key) => blobs.get(key), PACKAGE_CACHE_FILE_BYTES, PACKAGE_CACHE_TOTAL_BYTES),
         logger: ctx.logger,
-        presignDownloads: config.blobs === 's3' && config.s3PresignDownloads,
+        presignDownloads: settings.s3PresignDownloads,
       }),
     );
-    ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), config.publicUrl));
+    ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), catalog, settings.publicUrl));
 
     // traffic leaves in batches, off the request path; a failed publish keeps nothing back
     // from the next batch's requests but is retried with its own messages once

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineModule, grpcClientsModule, httpServerModule, SYSTEM_CALLER } from '@packyard/platform';
+import { defineModule, defineSettings, grpcClientsModule, httpServerModule, text } from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { HealthDefinition, HealthCheckResponse_ServingStatus } from '@packyard/proto/grpc/health/v1/health';
 import { gatewayApp } from './app';
@@ -10,24 +10,30 @@ const UPSTREAM_MODULES = ['identity', 'workspace', 'repository', 'artifact', 'to
 
 const defaultFrontendsDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'frontends');
 
+export const GATEWAY_SETTINGS = defineSettings({
+  consoleDir: text('CONSOLE_DIR', undefined, 'folder with the built console (default: frontends/ of this checkout)'),
+});
+
 export const gatewayModule = defineModule({
   name: 'gateway',
   description: 'the /api/v1 REST API and the console; maps HTTP onto gRPC calls to the other modules',
   deps: [httpServerModule, grpcClientsModule, blobStoreModule],
+  settings: GATEWAY_SETTINGS,
   init: async (ctx) => {
     const http = ctx.use(httpServerModule);
     const clients = ctx.use(grpcClientsModule);
-    for (const module of UPSTREAM_MODULES) {
-      const health = clients.client(HealthDefinition, module);
+    // a module of this process reports its own readiness; the others must answer over gRPC
+    for (const module of UPSTREAM_MODULES.filter((name) => !ctx.running.has(name))) {
+      const replicas = () => clients.replicaClients(HealthDefinition, module);
       http.addReadinessCheck(module, async () => {
-        const { status } = await health.check({ service: module }, { caller: SYSTEM_CALLER });
-        return { ok: status === HealthCheckResponse_ServingStatus.SERVING };
+        const answers = await Promise.all(replicas().map((health) => health.check({ service: module })));
+        return { ok: answers.every(({ status }) => status === HealthCheckResponse_ServingStatus.SERVING) };
       });
     }
     await http.app.register(gatewayApp, {
       clients,
       blobs: ctx.use(blobStoreModule),
-      frontendsDir: ctx.config.consoleDir ?? defaultFrontendsDir,
+      frontendsDir: ctx.settings(GATEWAY_SETTINGS).consoleDir ?? defaultFrontendsDir,
       maxUploadBytes: ctx.config.maxUploadBytes,
     });
     return { value: undefined };

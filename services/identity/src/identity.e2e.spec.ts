@@ -115,7 +115,7 @@ describe('identity: accounts, sessions and settings over HTTP', () => {
     const other = await api.register();
     expect((await api.request('POST', '/api/v1/auth/login', { body: { email: other.user.email, password: 'secret-password' } })).status).toBe(200);
 
-    const metrics = await (await fetch(`${packyard.url}/metrics`)).text();
+    const metrics = await (await fetch(packyard.metricsUrl)).text();
     expect(metrics).toMatch(/packyard_identity_sign_ins_total\{method="password",result="rate_limited"\} [1-9]/);
     expect(metrics).toMatch(/packyard_identity_sign_ins_total\{method="password",result="refused"\} [3-9]/);
   });

@@ -1,4 +1,4 @@
-import { busModule, defineModule, grpcServerModule, metricsModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { busModule, defineModule, defineSettings, grpcServerModule, httpServerModule, integer, metricsModule, openModuleStores, startEventSourcing, text } from '@packyard/platform';
 import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
 import { IdentityServiceDefinition } from '@packyard/proto/packyard/identity/v1/identity';
 import { createAccounts } from './accounts';
@@ -9,26 +9,39 @@ import { OidcClient } from './oidc/oidc.client';
 import { userTokensProjection } from './projections/user-tokens.projection';
 import { RefreshTokenStore } from './sessions/refresh-token.store';
 
+export const IDENTITY_SETTINGS = defineSettings({
+  loginFailuresPerAccount: integer('LOGIN_FAILURES_PER_ACCOUNT', 10, 'failed sign-ins per account before 429, per LOGIN_FAILURE_WINDOW_S', 1),
+  loginFailureWindowSeconds: integer('LOGIN_FAILURE_WINDOW_S', 900, 'window of the per-account failed sign-in limit', 1),
+  authAttemptsPerIp: integer('AUTH_ATTEMPTS_PER_IP', 300, 'sign-in and registration attempts per client IP per minute (an office behind one NAT stays far below)', 1),
+  oidcIssuer: text('OIDC_ISSUER', 'https://accounts.google.com', 'OpenID Connect issuer for "Sign in with Google"'),
+  oidcClientId: text('OIDC_CLIENT_ID', undefined, 'OpenID Connect client id (Google sign-in is off until set)'),
+  oidcClientSecret: text('OIDC_CLIENT_SECRET', undefined, 'OpenID Connect client secret'),
+});
+
 export const identityModule = defineModule({
   name: 'identity',
   description: 'accounts, sign-in (password and OpenID Connect), ID tokens and JWKS, profile and user API keys',
-  deps: [grpcServerModule, busModule, metricsModule],
+  deps: [grpcServerModule, httpServerModule, busModule, metricsModule],
+  settings: IDENTITY_SETTINGS,
   projections: [userTokensProjection],
   init: async (ctx) => {
     const { config } = ctx;
+    const settings = ctx.settings(IDENTITY_SETTINGS);
     const es = await startEventSourcing({
       module: 'identity',
       stores: await openModuleStores(config, 'identity'),
       bus: ctx.use(busModule),
       logger: ctx.logger,
       projections: [userTokensProjection],
+      fail: ctx.fail,
     });
+    ctx.use(httpServerModule).addReadinessCheck('identity', es.ready);
     const accounts = createAccounts({
       es,
       signer: await loadIdTokenSigner(es.events, createSecretBox(await loadOrCreateMasterKey(config.dataDir, config.masterKey))),
       refreshTokens: new RefreshTokenStore(es.readModels),
-      oidc: new OidcClient({ issuer: config.oidcIssuer, clientId: config.oidcClientId, clientSecret: config.oidcClientSecret }, es.readModels),
-      limits: config,
+      oidc: new OidcClient({ issuer: settings.oidcIssuer, clientId: settings.oidcClientId, clientSecret: settings.oidcClientSecret }, es.readModels),
+      limits: settings,
     });
     ctx.use(grpcServerModule).server.add(IdentityServiceDefinition, identityHandlers(accounts, identityMetrics(ctx.use(metricsModule))));
     return { value: undefined, stop: () => es.stop() };

@@ -30,7 +30,9 @@ export const repositoryModule = defineModule({
       logger: ctx.logger,
       projections,
       reactions: [workspaceDeletedReaction(stores.events), artifactEventsReaction(stores.events)],
+      fail: ctx.fail,
     });
+    ctx.use(httpServerModule).addReadinessCheck('repository', es.ready);
     const clients = ctx.use(grpcClientsModule);
     ctx.use(grpcServerModule).server.add(RepositoryServiceDefinition, repositoryHandlers(es, clients.client(WorkspaceServiceDefinition, 'workspace')));
     const publishSeconds = new Histogram({
@@ -47,7 +49,7 @@ export const repositoryModule = defineModule({
       logger: ctx.logger,
       onPublished: (kind, seconds) => publishSeconds.observe({ kind }, seconds),
     });
-    ctx.use(grpcServerModule).server.add(PublishingServiceDefinition, publishingHandlers(es, publisher));
+    ctx.use(grpcServerModule).server.add(PublishingServiceDefinition, publishingHandlers(es));
     return {
       value: undefined,
       // publishing signs through the signing module, reachable once every module has started

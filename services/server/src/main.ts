@@ -1,11 +1,11 @@
 import { createLogger, describeSettings, loadConfig, ModuleManager, ModuleStartError, rebuildModuleProjections } from '@packyard/platform';
 import { parseArgs, selectTargets, usage } from './cli';
-import { TARGETS } from './modules';
+import { ALL_MODULES, TARGETS } from './modules';
 
 async function main(): Promise<number> {
   const command = parseArgs(process.argv.slice(2));
   if (command.name === 'help') {
-    process.stdout.write(usage(TARGETS, describeSettings()));
+    process.stdout.write(usage(TARGETS, describeSettings(ALL_MODULES)));
     return 0;
   }
   if (command.name === 'list-targets') {
@@ -20,7 +20,12 @@ async function main(): Promise<number> {
     }
     return 0;
   }
-  const manager = new ModuleManager(selectTargets(command.targets, TARGETS), config, logger);
+  let stopAll: (reason: string, exitCode: number) => void = () => undefined;
+  const manager = new ModuleManager(selectTargets(command.targets, TARGETS), config, logger, (name, error) => {
+    // dskit: a module that fails while running takes the process down, named, for its supervisor to restart
+    logger.fatal({ module: name, err: error }, `module ${name} failed; stopping`);
+    stopAll(`module ${name} failed`, 1);
+  });
   const startedAt = performance.now();
   try {
     await manager.start();
@@ -33,10 +38,10 @@ async function main(): Promise<number> {
 
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const shutdown = (signal: string) => {
+    stopAll = (reason: string, exitCode: number) => {
       if (stopping) return;
       stopping = true;
-      logger.info({ signal }, 'shutting down');
+      logger.info({ reason }, 'shutting down');
       const hardStop = setTimeout(() => {
         logger.warn('shutdown took too long; exiting');
         resolve(1);
@@ -45,11 +50,11 @@ async function main(): Promise<number> {
       manager.stop().then(() => {
         clearTimeout(hardStop);
         logger.info('stopped');
-        resolve(0);
+        resolve(exitCode);
       });
     };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => stopAll('SIGTERM', 0));
+    process.once('SIGINT', () => stopAll('SIGINT', 0));
   });
 }
 

@@ -1,4 +1,4 @@
-import { groupModule, INFRASTRUCTURE, type ModuleDefinition } from '@packyard/platform';
+import { groupModule, resolveStartOrder, type ModuleDefinition } from '@packyard/platform';
 import { artifactModule } from '@packyard/artifact';
 import { deliveryModule } from '@packyard/delivery';
 import { gatewayModule } from '@packyard/gateway';
@@ -24,4 +24,5 @@ export const allModule = groupModule('all', 'every module in one process (single
 
 export const TARGETS: ModuleDefinition<unknown>[] = [allModule, ...SERVICE_MODULES];
 
-export const ALL_MODULES: ModuleDefinition<unknown>[] = [...TARGETS, ...INFRASTRUCTURE];
+/** every module, infrastructure included: the settings `--help` and the README list */
+export const ALL_MODULES: ModuleDefinition<unknown>[] = resolveStartOrder(TARGETS);

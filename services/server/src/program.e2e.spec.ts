@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKYARD_BIN, REPO_ROOT, startPackyard, type RunningPackyard } from '@packyard/testing';
+import { registerUser } from '@packyard/testing/api-session';
 
 const run = promisify(execFile);
 const errorLines = (output: string) =>
@@ -55,14 +57,18 @@ describe('single-node program (--target=all)', () => {
     expect(typeof doc.paths).toBe('object');
   });
 
-  it('exposes per-route HTTP and per-method gRPC series on /metrics', async () => {
+  it('exposes per-route HTTP and per-method gRPC series on /metrics, on its own port and not the public one', async () => {
     await fetch(`${packyard.url}/api/actuator/health`);
     await fetch(`${packyard.url}/api/v1/workspaces`);
-    const metrics = await (await fetch(`${packyard.url}/metrics`)).text();
+    await registerUser(packyard);
+    expect(new URL(packyard.metricsUrl).port).not.toBe(String(packyard.port));
+    expect(await (await fetch(`${packyard.url}/metrics`)).text()).not.toContain('process_resident_memory_bytes');
+    const metrics = await (await fetch(packyard.metricsUrl)).text();
     expect(metrics).toMatch(/http_requests_total\{method="GET",route="\/api\/actuator\/health",status_code="200"\} \d+/);
     expect(metrics).toMatch(/http_request_duration_seconds_bucket\{le="[\d.]+",method="GET",route="\/api\/v1\/workspaces",status_code="401"\}/);
-    expect(metrics).toMatch(/grpc_server_handled_total\{grpc_type="unary",grpc_service="grpc.health.v1.Health",grpc_method="Check",grpc_code="OK"\} \d+/);
-    expect(metrics).toMatch(/grpc_client_handling_seconds_count\{grpc_type="unary",grpc_service="grpc.health.v1.Health",grpc_method="Check",grpc_code="OK"\} \d+/);
+    // the gateway's call to identity went over loopback gRPC, caller assertion and all
+    expect(metrics).toMatch(/grpc_server_handled_total\{grpc_type="unary",grpc_service="packyard.identity.v1.IdentityService",grpc_method="Register",grpc_code="OK"\} 1/);
+    expect(metrics).toMatch(/grpc_client_handling_seconds_count\{grpc_type="unary",grpc_service="packyard.identity.v1.IdentityService",grpc_method="Register",grpc_code="OK"\} 1/);
     expect(metrics).toMatch(/process_resident_memory_bytes \d+/);
   });
 
@@ -78,15 +84,17 @@ describe('single-node program (--target=all)', () => {
 
 describe('separate processes find each other by configured address', () => {
   it('runs the gateway in one process and the other modules in another', async () => {
-    const backend = await startPackyard({ targets: ['identity', 'workspace', 'repository', 'artifact', 'token', 'signing', 'delivery'], waitForHealth: true });
+    // the processes of one installation share the key their calls are authenticated with
+    const shared = { INTERNAL_AUTH_KEY: randomBytes(32).toString('base64') };
+    const backend = await startPackyard({ targets: ['identity', 'workspace', 'repository', 'artifact', 'token', 'signing', 'delivery'], waitForHealth: true, env: shared });
     const addresses = Object.fromEntries(
       ['identity', 'workspace', 'repository', 'artifact', 'token', 'delivery'].map((m) => [`${m.toUpperCase()}_GRPC_ADDR`, backend.grpcAddress]),
     );
-    const gateway = await startPackyard({ targets: ['gateway'], env: addresses });
+    const gateway = await startPackyard({ targets: ['gateway'], env: { ...addresses, ...shared } });
     try {
       const health = await (await fetch(`${gateway.url}/api/actuator/health`)).json();
       expect(health).toMatchObject({ status: 'UP', components: { workspace: 'UP', identity: 'UP' } });
-      const metrics = await (await fetch(`${backend.url}/metrics`)).text();
+      const metrics = await (await fetch(backend.metricsUrl)).text();
       // the backend served the gateway's checks over real gRPC
       expect(metrics).toMatch(/grpc_server_handled_total\{grpc_type="unary",grpc_service="grpc.health.v1.Health",grpc_method="Check",grpc_code="OK"\} \d+/);
       const started = JSON.parse(gateway.output().split('\n').find((line) => line.includes('"msg":"Packyard started"'))!);
@@ -119,7 +127,7 @@ describe('start-up failures and the command line', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const result = await run(process.execPath, [PACKYARD_BIN], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: `/tmp/packyard-fail-${port}` } }).catch((e) => e);
+      const result = await run(process.execPath, [PACKYARD_BIN], { env: { ...process.env, PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1', DATA_DIR: `/tmp/packyard-fail-${port}` } }).catch((e) => e);
       expect(result.code).toBe(1);
       expect(result.stdout).toContain('module http-server failed to start; stopping');
       expect(result.stdout).toContain('EADDRINUSE');

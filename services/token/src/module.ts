@@ -27,7 +27,9 @@ export const tokenModule = defineModule({
       logger: ctx.logger,
       projections,
       reactions: [repositoryDeletedReaction(stores.events, stores.readModels), filesServedReaction(stores.events)],
+      fail: ctx.fail,
     });
+    ctx.use(httpServerModule).addReadinessCheck('token', es.ready);
     const validator = createTokenValidator(stores.readModels.collection<TokenHashDocument>(TOKEN_HASHES), async (tokenId) => {
       await handleCommand(stores.events, accessTokenStream(tokenId), accessTokenDecider, { type: 'RecordAccessTokenUse', tokenId, now: new Date().toISOString() }, { isIntegration });
     });

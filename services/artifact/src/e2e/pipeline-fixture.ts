@@ -3,8 +3,8 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { createChannel, createClient, Metadata } from 'nice-grpc';
-import { SYSTEM_CALLER, encodeCaller, CALLER_METADATA_KEY } from '@packyard/platform';
+import { createChannel, createClientFactory, Metadata, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc';
+import { CALLER_METADATA_KEY, serviceCaller } from '@packyard/platform';
 import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import type { IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
@@ -46,12 +46,17 @@ export async function storedFiles(packyard: RunningPackyard): Promise<string[]> 
   return (await walk(root)).map((file) => relative(root, file)).sort();
 }
 
-/** the module-internal gRPC services, as a system caller (the way delivery reads publications) */
+/** the module-internal gRPC services, as the delivery module calls them (the way it reads publications) */
 export function internalClients(packyard: RunningPackyard) {
   const channel = createChannel(packyard.grpcAddress);
-  const defaults = { '*': { metadata: Metadata({ [CALLER_METADATA_KEY]: encodeCaller(SYSTEM_CALLER) }) } };
-  const publishing = createClient(PublishingServiceDefinition, channel, defaults);
-  const signing = createClient(SigningServiceDefinition, channel, defaults);
+  const assertions = packyard.callerAssertions();
+  // a fresh assertion per call: a suite may outlive one assertion's minute
+  const factory = createClientFactory().use(async function* asDelivery<Req, Res>(call: ClientMiddlewareCall<Req, Res>, options: CallOptions) {
+    const metadata = Metadata(options.metadata).set(CALLER_METADATA_KEY, await assertions.assert(serviceCaller('delivery')));
+    return yield* call.next(call.request, { ...options, metadata });
+  });
+  const publishing = factory.create(PublishingServiceDefinition, channel);
+  const signing = factory.create(SigningServiceDefinition, channel);
   return {
     publishing,
     signing,

@@ -28,6 +28,7 @@ export class PublishedCatalog {
   private readonly byPath = new Map<string, RepositoryRecord>();
   private readonly byId = new Map<string, RepositoryRecord>();
   private readonly refreshes = new Map<string, Promise<void>>();
+  private readonly packageWaiters = new Map<string, Set<{ sha256: string; resolve: (served: boolean) => void }>>();
 
   constructor(
     private readonly readModels: ReadModelStore,
@@ -48,6 +49,34 @@ export class PublishedCatalog {
 
   repository(id: string): RepositoryRecord | undefined {
     return this.byId.get(id);
+  }
+
+  /** whether the files this replica serves for the repository include the package with this digest */
+  servesPackage(repositoryId: string, sha256: string): boolean {
+    return (this.pathsOf.get(repositoryId) ?? []).some((path) => {
+      const file = this.files.get(path);
+      return file?.isPackage === true && file.sha256 === sha256;
+    });
+  }
+
+  /** resolves true once a generation this replica serves includes the package, false after `timeoutMs` */
+  waitForPackage(repositoryId: string, sha256: string, timeoutMs: number): Promise<boolean> {
+    if (this.servesPackage(repositoryId, sha256)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiters = this.packageWaiters.get(repositoryId) ?? new Set();
+      this.packageWaiters.set(repositoryId, waiters);
+      const waiter = {
+        sha256,
+        resolve: (served: boolean) => {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          if (waiters.size === 0 && this.packageWaiters.get(repositoryId) === waiters) this.packageWaiters.delete(repositoryId);
+          resolve(served);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      waiters.add(waiter);
+    });
   }
 
   async refreshAll(): Promise<void> {
@@ -102,5 +131,6 @@ export class PublishedCatalog {
     this.byPath.set(repositoryPath(repository), repository);
     for (const [path, file] of files) this.files.set(path, file);
     this.pathsOf.set(repositoryId, [...files.keys()]);
+    for (const waiter of this.packageWaiters.get(repositoryId) ?? []) if (this.servesPackage(repositoryId, waiter.sha256)) waiter.resolve(true);
   }
 }

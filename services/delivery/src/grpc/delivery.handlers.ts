@@ -1,11 +1,15 @@
-import { invalid, SYSTEM_CALLER, type CallerContext, type PackyardClient } from '@packyard/platform';
+import { invalid, type CallerContext, type PackyardClient } from '@packyard/platform';
 import type { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import type { Repository, RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import type { ServiceImplementation } from 'nice-grpc';
+import type { PublishedCatalog } from '../catalog/published-catalog';
 import type { RepositoryRecord } from '../catalog/served-file';
 import { renderInstallScript } from '../install-scripts/install-script';
 import { ARMORED_KEY_FILE, KEYRING_FILE } from '../keys/public-keys';
 import { aptChoice, installSnippets, repositoryUrl, resolveOrigin } from '../snippets/install-snippets';
+import { DELIVERY_CALLER } from '../delivery-caller';
+
+const MAX_PACKAGE_WAIT_MS = 30_000;
 
 const toRecord = (repository: Repository): RepositoryRecord => ({
   id: repository.id,
@@ -21,13 +25,21 @@ const toRecord = (repository: Repository): RepositoryRecord => ({
 /**
  * Snippets and install scripts. The repository comes from the repository module with the
  * caller's identity, so tenancy is its check (another user's repository is 404); the
- * install script is public (it holds no secret) and is looked up as the system.
+ * install script is public (it holds no secret) and is looked up by the delivery module
+ * itself. Whether a package is served is not secret per caller either: the gateway asks
+ * for a package it just accepted from an authorised upload.
  */
 export function deliveryHandlers(
   repositories: PackyardClient<typeof RepositoryServiceDefinition>,
+  catalog: Pick<PublishedCatalog, 'waitForPackage'>,
   publicUrl: string | undefined,
 ): ServiceImplementation<typeof DeliveryServiceDefinition, CallerContext> {
   return {
+    async waitForPackage(request) {
+      const timeoutMs = Math.min(Math.max(request.timeoutMs, 0), MAX_PACKAGE_WAIT_MS);
+      return { served: await catalog.waitForPackage(request.repositoryId, request.sha256, timeoutMs) };
+    },
+
     async getSnippets(request, { caller }) {
       const repository = toRecord(await repositories.getRepository({ id: request.repositoryId, workspaceId: '' }, { caller }));
       return installSnippets({
@@ -41,7 +53,7 @@ export function deliveryHandlers(
 
     async getInstallScript(request) {
       if (request.product !== 'deb' && request.product !== 'rpm') throw invalid('PACKYARD_DELIVERY_UNKNOWN_PRODUCT', 'Install scripts exist for deb and rpm');
-      const repository = toRecord(await repositories.getRepository({ id: request.repositoryId, workspaceId: '' }, { caller: SYSTEM_CALLER }));
+      const repository = toRecord(await repositories.getRepository({ id: request.repositoryId, workspaceId: '' }, { caller: DELIVERY_CALLER }));
       const kind = repository.kind === 'DEB' ? 'deb' : 'rpm';
       if (kind !== request.product) throw invalid('PACKYARD_DELIVERY_WRONG_PRODUCT', `Repository ${repository.name} is ${repository.kind}: use install-${kind}.sh`);
       const baseUrl = repositoryUrl(resolveOrigin(publicUrl, request.origin), repository);

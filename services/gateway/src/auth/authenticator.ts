@@ -2,7 +2,7 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { PackyardError, unauthenticated, type Caller, type GrpcClients } from '@packyard/platform';
 import { IdentityServiceDefinition } from '@packyard/proto/packyard/identity/v1/identity';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
-import { SYSTEM_CALLER } from '@packyard/platform';
+import { GATEWAY_CALLER } from '../gateway-caller';
 
 export const ID_TOKEN_ISSUER = 'packyard';
 export const ID_TOKEN_AUDIENCE = 'packyard-api';
@@ -23,7 +23,7 @@ export function createAuthenticator(clients: GrpcClients) {
 
   const jwks = async (forceRefresh: boolean) => {
     if (!keySet || forceRefresh || Date.now() - keySet.fetchedAt > JWKS_MAX_AGE_MS) {
-      const { json } = await identity.getJwks({}, { caller: SYSTEM_CALLER });
+      const { json } = await identity.getJwks({}, { caller: GATEWAY_CALLER });
       keySet = { verify: createLocalJWKSet(JSON.parse(json) as JSONWebKeySet), fetchedAt: Date.now() };
     }
     return keySet.verify;
@@ -50,12 +50,12 @@ export function createAuthenticator(clients: GrpcClients) {
     try {
       if (credential.split('.').length === 3) return await verifyIdToken(credential);
       if (credential.startsWith(USER_KEY_PREFIX)) {
-        const key = await identity.validateUserToken({ token: credential }, { caller: SYSTEM_CALLER });
+        const key = await identity.validateUserToken({ token: credential }, { caller: GATEWAY_CALLER });
         if (!key.valid) throw unauthenticated('Invalid or revoked token');
         // a user API key acts like an account access token: limited to its scopes
         return { userId: key.userId, kind: 'access_token', scopes: key.scopes, repositoryId: '', tokenId: key.tokenId };
       }
-      const result = await tokens.validateToken({ token: credential, repositoryId: '' }, { caller: SYSTEM_CALLER });
+      const result = await tokens.validateToken({ token: credential, repositoryId: '' }, { caller: GATEWAY_CALLER });
       if (!result.valid || result.kind !== 'access_token') throw unauthenticated('Invalid or revoked token');
       return { userId: result.ownerId, kind: 'access_token', scopes: result.scopes, repositoryId: result.repositoryId, tokenId: result.tokenId };
     } catch (error) {

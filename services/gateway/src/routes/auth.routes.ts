@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { SYSTEM_CALLER } from '@packyard/platform';
 import { IdentityServiceDefinition, type Session } from '@packyard/proto/packyard/identity/v1/identity';
 import type { GatewayOptions } from '../app';
+import { GATEWAY_CALLER } from '../gateway-caller';
 
 const Credentials = Type.Object({ email: Type.String(), password: Type.String() });
 const RefreshBody = Type.Object({ refreshToken: Type.String() });
@@ -31,7 +31,7 @@ const toBody = (session: Session) => ({ idToken: session.idToken, refreshToken: 
 export async function authRoutes(parent: FastifyInstance, options: GatewayOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const identity = options.clients.client(IdentityServiceDefinition, 'identity');
-  const call = { caller: SYSTEM_CALLER };
+  const call = { caller: GATEWAY_CALLER };
   const callbackUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}${CALLBACK_PATH}`;
   // answers carrying credentials are never cached by a browser or a proxy
   app.addHook('onSend', async (_request, reply) => void reply.header('cache-control', 'no-store'));
@@ -105,7 +105,7 @@ export async function authRoutes(parent: FastifyInstance, options: GatewayOption
 export async function wellKnownRoutes(app: FastifyInstance, options: GatewayOptions) {
   const identity = options.clients.client(IdentityServiceDefinition, 'identity');
   app.get('/.well-known/jwks.json', { schema: { tags, summary: 'JSON Web Key Set of the ID token signing keys' } }, async (_request, reply) => {
-    const { json } = await identity.getJwks({}, { caller: SYSTEM_CALLER });
+    const { json } = await identity.getJwks({}, { caller: GATEWAY_CALLER });
     return reply.header('cache-control', 'public, max-age=300').type('application/json').send(json);
   });
 }

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { invalid, PackyardError, type Caller, type PackyardClient } from '@packyard/platform';
 import { BlobTooLargeError, type BlobStore } from '@packyard/platform/blobs/index';
 import { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
-import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
+import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import type { GatewayOptions } from '../app';
 import { PackageSchema, toPackageJson } from './packages.routes';
 
@@ -16,6 +16,8 @@ const stagingKey = () => `staging/${randomUUID()}`;
 /** `?wait=published` waits this long in total, in calls shorter than the gRPC deadline */
 const PUBLICATION_WAIT_MS = 30_000;
 const PUBLICATION_WAIT_CALL_MS = 8_000;
+/** a replica that did not answer is asked again after this pause */
+const REPLICA_RETRY_MS = 250;
 
 interface ReceivedForm {
   filename?: string;
@@ -67,13 +69,23 @@ function receiveForm(raw: IncomingMessage, blobs: BlobStore, key: string, maxByt
   });
 }
 
-async function waitForPublication(publishing: PackyardClient<typeof PublishingServiceDefinition>, repositoryId: string, packageId: string, caller: Caller) {
+/**
+ * `?wait=published` asks the ones that answer apt and dnf: every delivery replica (each
+ * address DELIVERY_GRPC_ADDR lists) must serve a generation that includes the package.
+ * A replica that does not answer (restarting) is asked again until the deadline.
+ */
+async function waitUntilServed(replicas: PackyardClient<typeof DeliveryServiceDefinition>[], repositoryId: string, sha256: string, caller: Caller) {
   const deadline = Date.now() + PUBLICATION_WAIT_MS;
-  while (Date.now() < deadline) {
-    const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());
-    if ((await publishing.waitForPublication({ repositoryId, packageId, timeoutMs }, { caller })).published) return true;
-  }
-  return false;
+  const ask = async (replica: PackyardClient<typeof DeliveryServiceDefinition>) => {
+    while (Date.now() < deadline) {
+      const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());
+      const answer = await replica.waitForPackage({ repositoryId, sha256, timeoutMs }, { caller }).catch(() => undefined);
+      if (answer?.served) return true;
+      if (!answer) await new Promise((resolve) => setTimeout(resolve, Math.min(REPLICA_RETRY_MS, Math.max(deadline - Date.now(), 0))));
+    }
+    return false;
+  };
+  return (await Promise.all(replicas.map(ask))).every(Boolean);
 }
 
 /**
@@ -86,7 +98,6 @@ async function waitForPublication(publishing: PackyardClient<typeof PublishingSe
 export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { clients, blobs, maxUploadBytes }) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const artifact = clients.client(ArtifactServiceDefinition, 'artifact');
-  const publishing = clients.client(PublishingServiceDefinition, 'repository');
   // this context reads multipart bodies itself, as a stream: fastify must not buffer them
   app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
 
@@ -99,7 +110,7 @@ export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { 
         security: [{ bearer: [] }],
         description:
           'Uploads a .deb (DEB repository) or .rpm (RPM repository) of at most MAX_UPLOAD_BYTES as multipart/form-data with the parts "file" and "distribution" (distro/version, e.g. ubuntu/noble), in either order. ' +
-          'With ?wait=published the answer comes once the package is in the signed, published indices (202 when that takes longer than 30 s).',
+          'With ?wait=published the answer comes once every delivery replica serves signed, published indices that include the package (202 when that takes longer than 30 s).',
         params: Type.Object({ workspaceId: Type.String(), repoId: Type.String() }),
         querystring: Type.Object({ wait: Type.Optional(Type.Literal('published')) }),
         response: { 201: PackageSchema, 202: PackageSchema },
@@ -124,7 +135,8 @@ export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { 
         { workspaceId: request.params.workspaceId, repositoryId: request.params.repoId, stagingKey: key, filename: form.filename ?? '', distribution: form.distribution },
         { caller: request.caller },
       );
-      const published = request.query.wait === 'published' ? await waitForPublication(publishing, uploaded.repositoryId, uploaded.id, request.caller) : true;
+      const published =
+        request.query.wait === 'published' ? await waitUntilServed(clients.replicaClients(DeliveryServiceDefinition, 'delivery'), uploaded.repositoryId, uploaded.sha256, request.caller) : true;
       return reply.code(published ? 201 : 202).send(toPackageJson(uploaded));
     },
   );

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CallerAssertions } from '@packyard/platform';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 export const PACKYARD_BIN = join(REPO_ROOT, 'services', 'server', 'bin', 'packyard.mjs');
@@ -11,7 +12,11 @@ export interface RunningPackyard {
   url: string;
   port: number;
   grpcAddress: string;
+  /** where the process serves /metrics (its own port, apart from the public one) */
+  metricsUrl: string;
   dataDir: string;
+  /** signs caller assertions with the process's INTERNAL_AUTH_KEY, to call its gRPC services as another module would */
+  callerAssertions(): CallerAssertions;
   child: ChildProcess;
   /** everything the process printed so far (JSON log lines) */
   output(): string;
@@ -43,7 +48,7 @@ export async function startPackyard(options: StartOptions = {}): Promise<Running
   const args = [options.bin ?? PACKYARD_BIN, ...(options.targets ? [`--target=${options.targets.join(',')}`] : [])];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env },
+    env: { ...process.env, PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -55,7 +60,8 @@ export async function startPackyard(options: StartOptions = {}): Promise<Running
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let port = 0;
   let grpcAddress = '';
-  while (!port || !grpcAddress) {
+  let metricsPort = 0;
+  while (!port || !grpcAddress || !metricsPort) {
     if (child.exitCode !== null) throw new Error(`packyard exited with ${child.exitCode} before listening:\n${output}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -63,6 +69,7 @@ export async function startPackyard(options: StartOptions = {}): Promise<Running
     }
     port = Number(found(/"port":(\d+),"msg":"HTTP server listening"/)?.[1] ?? 0);
     grpcAddress = found(/"address":"([^"]+)","msg":"gRPC server listening"/)?.[1] ?? '';
+    metricsPort = Number(found(/"port":(\d+),"host":"[^"]*","msg":"metrics server listening"/)?.[1] ?? 0);
     await new Promise((r) => setTimeout(r, 50));
   }
   const url = `http://127.0.0.1:${port}`;
@@ -83,7 +90,12 @@ export async function startPackyard(options: StartOptions = {}): Promise<Running
     url,
     port,
     grpcAddress,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     dataDir,
+    callerAssertions: () => {
+      const key = options.env?.INTERNAL_AUTH_KEY ?? readFileSync(join(dataDir, 'internal-auth.key'), 'utf8');
+      return new CallerAssertions(Buffer.from(key.trim(), 'base64'));
+    },
     child,
     output: () => output,
     stop,

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { isVisibleIn, parseDistribution, type Distribution } from '@packyard/formats';
-import { ConcurrencyError, isInboxEvent, loadAggregate, SYSTEM_CALLER, type EventSourcing, type PackyardClient, type RecordedEvent, type Subscription } from '@packyard/platform';
+import { ConcurrencyError, isInboxEvent, loadAggregate, serviceCaller, type EventSourcing, type PackyardClient, type RecordedEvent, type Subscription } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
@@ -15,6 +15,9 @@ import { buildGeneration, IndexEntryCache, type BuiltGeneration } from './genera
 import { contentTypeOf, publicationTargets, targetKey, targetsShowing, type PublishedRepository } from './publication-layout';
 import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
 import { isPublicationIntegrationEvent, publicationStream } from './publication.events';
+
+/** the repository module calling on its own behalf */
+const REPOSITORY_CALLER = serviceCaller('repository');
 
 export interface PublisherOptions {
   es: EventSourcing;
@@ -286,7 +289,7 @@ export class Publisher {
   private async sign(repository: PublishedRepository, built: BuiltGeneration): Promise<{ path: string; bytes: Buffer; fingerprint: string }[]> {
     const dir = built.signable.path.slice(0, built.signable.path.lastIndexOf('/'));
     const modes = repository.kind === 'DEB' ? ['clearsign', 'detached'] : ['detached-armored'];
-    const result = await this.options.signing.sign({ repositoryId: repository.id, data: built.signable.bytes, modes }, { caller: SYSTEM_CALLER });
+    const result = await this.options.signing.sign({ repositoryId: repository.id, data: built.signable.bytes, modes }, { caller: REPOSITORY_CALLER });
     const fingerprint = result.keyFingerprint;
     if (repository.kind === 'DEB') {
       return [
@@ -303,7 +306,7 @@ export class Publisher {
   private publicKey(repositoryId: string): Promise<string> {
     let key = this.publicKeys.get(repositoryId);
     if (!key) {
-      key = this.options.signing.getPublicKey({ repositoryId }, { caller: SYSTEM_CALLER }).then((answer) => answer.armored);
+      key = this.options.signing.getPublicKey({ repositoryId }, { caller: REPOSITORY_CALLER }).then((answer) => answer.armored);
       this.publicKeys.set(repositoryId, key);
       key.catch(() => this.publicKeys.delete(repositoryId));
     }

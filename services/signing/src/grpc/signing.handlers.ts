@@ -1,5 +1,5 @@
 import type { ServiceImplementation } from 'nice-grpc';
-import { forbidden, invalid, type CallerContext } from '@packyard/platform';
+import { forbidden, invalid, isServiceCaller, type CallerContext } from '@packyard/platform';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { clearsign, detachSign, publicKeyBinary } from '../domain';
 import type { KeyRing } from '../keys/key-ring';
@@ -18,7 +18,7 @@ export function signingHandlers(keys: KeyRing): ServiceImplementation<typeof Sig
     },
 
     async sign(request, { caller }) {
-      if (caller.kind !== 'system') throw forbidden('Only Packyard modules may sign');
+      if (!isServiceCaller(caller)) throw forbidden('Only Packyard modules may sign');
       const unknown = request.modes.filter((mode) => !MODES.has(mode));
       if (unknown.length || request.modes.length === 0) throw invalid('PACKYARD_SIGNING_INVALID_MODE', `Unknown signing modes: ${unknown.join(', ') || '(none)'}`);
       const key = await keys.key(request.repositoryId);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceImplementation } from 'nice-grpc';
-import { forbidden, handleCommand, notFound, type Caller, type CallerContext, type EventSourcing } from '@packyard/platform';
+import { forbidden, handleCommand, isServiceCaller, notFound, type Caller, type CallerContext, type EventSourcing } from '@packyard/platform';
 import type { Workspace, WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import {
   egressIn,
@@ -33,7 +33,7 @@ export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): Servic
 
   /** a token limited to one repository sees only the workspace holding it */
   const maySee = async (caller: Caller, workspace: WorkspaceDocument) => {
-    if (caller.kind === 'system') return true;
+    if (isServiceCaller(caller)) return true;
     if (!caller.userId || workspace.ownerId !== caller.userId) return false;
     if (!caller.repositoryId) return true;
     return (await repositories.get(caller.repositoryId))?.workspaceId === workspace.id;

@@ -8,6 +8,16 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
 
+export interface WaitForPackageRequest {
+  repositoryId: string;
+  sha256: string;
+  timeoutMs: number;
+}
+
+export interface WaitForPackageResponse {
+  served: boolean;
+}
+
 export interface GetInstallScriptRequest {
   repositoryId: string;
   /** "deb" | "rpm" */
@@ -48,6 +58,182 @@ export interface Snippets {
   repositoryUrl: string;
   setupCommands?: SetupCommands | undefined;
 }
+
+function createBaseWaitForPackageRequest(): WaitForPackageRequest {
+  return { repositoryId: "", sha256: "", timeoutMs: 0 };
+}
+
+export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
+  encode(message: WaitForPackageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(18).string(message.sha256);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(24).int32(message.timeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WaitForPackageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWaitForPackageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeoutMs = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WaitForPackageRequest {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: WaitForPackageRequest): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WaitForPackageRequest>): WaitForPackageRequest {
+    return WaitForPackageRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WaitForPackageRequest>): WaitForPackageRequest {
+    const message = createBaseWaitForPackageRequest();
+    message.repositoryId = object.repositoryId ?? "";
+    message.sha256 = object.sha256 ?? "";
+    message.timeoutMs = object.timeoutMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseWaitForPackageResponse(): WaitForPackageResponse {
+  return { served: false };
+}
+
+export const WaitForPackageResponse: MessageFns<WaitForPackageResponse> = {
+  encode(message: WaitForPackageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.served !== false) {
+      writer.uint32(8).bool(message.served);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WaitForPackageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWaitForPackageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.served = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WaitForPackageResponse {
+    return { served: isSet(object.served) ? globalThis.Boolean(object.served) : false };
+  },
+
+  toJSON(message: WaitForPackageResponse): unknown {
+    const obj: any = {};
+    if (message.served !== false) {
+      obj.served = message.served;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WaitForPackageResponse>): WaitForPackageResponse {
+    return WaitForPackageResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WaitForPackageResponse>): WaitForPackageResponse {
+    const message = createBaseWaitForPackageResponse();
+    message.served = object.served ?? false;
+    return message;
+  },
+};
 
 function createBaseGetInstallScriptRequest(): GetInstallScriptRequest {
   return { repositoryId: "", product: "", codename: "", component: "", origin: "" };
@@ -697,6 +883,18 @@ export const DeliveryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Waits (bounded) until this replica serves a published generation of the repository
+     * that includes the package (by its SHA-256): `?wait=published` asks every replica.
+     */
+    waitForPackage: {
+      name: "WaitForPackage",
+      requestType: WaitForPackageRequest as typeof WaitForPackageRequest,
+      requestStream: false,
+      responseType: WaitForPackageResponse as typeof WaitForPackageResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -707,6 +905,14 @@ export interface DeliveryServiceImplementation<CallContextExt = {}> {
     request: GetInstallScriptRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<InstallScript>>;
+  /**
+   * Waits (bounded) until this replica serves a published generation of the repository
+   * that includes the package (by its SHA-256): `?wait=published` asks every replica.
+   */
+  waitForPackage(
+    request: WaitForPackageRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<WaitForPackageResponse>>;
 }
 
 export interface DeliveryServiceClient<CallOptionsExt = {}> {
@@ -716,6 +922,14 @@ export interface DeliveryServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetInstallScriptRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<InstallScript>;
+  /**
+   * Waits (bounded) until this replica serves a published generation of the repository
+   * that includes the package (by its SHA-256): `?wait=published` asks every replica.
+   */
+  waitForPackage(
+    request: DeepPartial<WaitForPackageRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<WaitForPackageResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

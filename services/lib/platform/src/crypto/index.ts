@@ -1,2 +1,2 @@
 export { createSecretBox, SecretBoxError, MASTER_KEY_BYTES, type SecretBox } from './secret-box';
-export { loadOrCreateMasterKey } from './master-key';
+export { loadOrCreateKey, loadOrCreateMasterKey } from './master-key';

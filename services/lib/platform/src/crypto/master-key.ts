@@ -15,9 +15,12 @@ const decode = (base64: string, source: string): Buffer => {
  * `<dataDir>/master.key` (base64, mode 0600), generated on first start. Losing that file
  * makes every sealed secret unreadable, so back it up with the data.
  */
-export async function loadOrCreateMasterKey(dataDir: string, envValue?: string): Promise<Buffer> {
-  if (envValue) return decode(envValue, 'PACKYARD_MASTER_KEY');
-  const file = join(dataDir, 'master.key');
+export const loadOrCreateMasterKey = (dataDir: string, envValue?: string): Promise<Buffer> => loadOrCreateKey(dataDir, 'master.key', 'PACKYARD_MASTER_KEY', envValue);
+
+/** a 32-byte key from its environment variable (base64), else from `<dataDir>/<fileName>`, generated on first start */
+export async function loadOrCreateKey(dataDir: string, fileName: string, envName: string, envValue?: string): Promise<Buffer> {
+  if (envValue) return decode(envValue, envName);
+  const file = join(dataDir, fileName);
   const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;

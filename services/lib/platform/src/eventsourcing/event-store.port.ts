@@ -58,8 +58,11 @@ export interface EventStore {
 }
 
 export interface SubscribeOptions {
-  /** `event` is absent when reading the log itself failed */
-  onError?: (error: unknown, event?: RecordedEvent) => void;
+  /**
+   * `event` is absent when reading the log itself failed; `attempt` counts the failures in
+   * a row (1 for the first), so a caller can give up on a fault that does not pass
+   */
+  onError?: (error: unknown, event: RecordedEvent | undefined, attempt: number) => void;
 }
 
 export interface Subscription {

@@ -55,7 +55,7 @@ function startPollingSubscription(
         checkpoint = events.at(-1)!.position;
         return;
       } catch (error) {
-        onError(error, events[0]);
+        onError(error, events[0], attempt);
         await backoff.for(backoffDelay(attempt, settings.retryInitialMs, settings.retryMaxMs));
       }
     }
@@ -69,8 +69,8 @@ function startPollingSubscription(
         failedReads = 0;
       } catch (error) {
         if (stopped) return;
-        onError(error);
-        await backoff.for(backoffDelay(++failedReads, settings.retryInitialMs, settings.retryMaxMs));
+        onError(error, undefined, ++failedReads);
+        await backoff.for(backoffDelay(failedReads, settings.retryInitialMs, settings.retryMaxMs));
         continue;
       }
       const units = page.length === 0 ? [] : oneAtATime ? page.map((event) => [event]) : [page];

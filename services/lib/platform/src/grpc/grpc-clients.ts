@@ -2,7 +2,7 @@ import { ClientError, createChannel, createClientFactory, type Channel, type Cli
 import { Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc-common';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { PackyardError, kindOfGrpcStatus, type ErrorKind } from '../errors/errors';
-import { CALLER_METADATA_KEY, encodeCaller, type Caller } from './caller';
+import { CALLER_METADATA_KEY, type Caller, type CallerAssertions } from './caller';
 import { ERROR_TRAILER_KEY } from './grpc-server';
 
 export interface CallerOptions {
@@ -12,21 +12,24 @@ export interface CallerOptions {
 export type PackyardClient<D extends CompatServiceDefinition> = Client<D, CallerOptions>;
 
 export interface GrpcClients {
-  /** a client of `module`'s service; the channel opens on first use */
+  /** a client of `module`'s service; the channel opens on first use; calls take turns among the module's replicas */
   client<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D>;
+  /** one client per replica of `module` (every address its `<MODULE>_GRPC_ADDR` lists), to ask each of them */
+  replicaClients<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D>[];
   close(): void;
 }
 
 /**
- * Clients for calls between modules: a deadline on every call, the caller in
- * metadata, standard grpc_client_* metrics, and status errors turned back into the
+ * Clients for calls between modules: a deadline on every call, the caller as a signed
+ * assertion in metadata (a call without a caller carries none and is refused), standard grpc_client_* metrics, and status errors turned back into the
  * domain error they came from (kind and code travel in a trailer).
  */
 export function createGrpcClients(options: {
   registry: Registry;
   deadlineMs: number;
-  /** host:port of the process serving a module */
-  addressOf: (module: string) => string;
+  assertions: CallerAssertions;
+  /** host:port of every process serving a module */
+  addressesOf: (module: string) => string[];
 }): GrpcClients {
   const handled = new Counter({
     name: 'grpc_client_handled_total',
@@ -45,7 +48,7 @@ export function createGrpcClients(options: {
   async function* packyardCall<Req, Res>(call: ClientMiddlewareCall<Req, Res>, callOptions: CallOptions & Partial<CallerOptions>) {
     const { caller, ...rest } = callOptions;
     const metadata = Metadata(rest.metadata);
-    if (caller) metadata.set(CALLER_METADATA_KEY, encodeCaller(caller));
+    if (caller) metadata.set(CALLER_METADATA_KEY, await options.assertions.assert(caller));
     let trailer: Metadata | undefined;
     const started = process.hrtime.bigint();
     const [, service, method] = call.method.path.split('/');
@@ -96,18 +99,25 @@ export function createGrpcClients(options: {
     return channel;
   };
 
+  const clientAt = <D extends CompatServiceDefinition>(definition: D, address: string) => factory.create(definition, channelTo(address)) as PackyardClient<D>;
+
   return {
     client<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D> {
-      let client: PackyardClient<D> | undefined;
+      let clients: PackyardClient<D>[] | undefined;
+      let turn = 0;
       // The serving address may only be known once this process's server listens.
       return new Proxy({} as PackyardClient<D>, {
         get(_target, method: string) {
           return (...args: unknown[]) => {
-            client ??= factory.create(definition, channelTo(options.addressOf(module))) as PackyardClient<D>;
+            clients ??= options.addressesOf(module).map((address) => clientAt(definition, address));
+            const client = clients[turn++ % clients.length];
             return (client as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args);
           };
         },
       });
+    },
+    replicaClients<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D>[] {
+      return options.addressesOf(module).map((address) => clientAt(definition, address));
     },
     close() {
       for (const channel of channels.values()) channel.close();

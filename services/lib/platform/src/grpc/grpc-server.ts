@@ -4,14 +4,18 @@ import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { HealthCheckResponse_ServingStatus, HealthDefinition } from '@packyard/proto/grpc/health/v1/health';
 import { PackyardError } from '../errors/errors';
-import { decodeCaller, SYSTEM_CALLER, type Caller } from './caller';
+import { CALLER_METADATA_KEY, CallerAssertionError, type Caller, type CallerAssertions } from './caller';
 
 export const ERROR_TRAILER_KEY = 'x-packyard-error';
 
 export interface CallerContext {
-  /** who made the call; SYSTEM_CALLER when a module calls on its own behalf */
+  /** who made the call, as the caller assertion vouches; a service caller when a module calls on its own behalf */
   caller: Caller;
 }
+
+// health checks answer probes and load balancers, which hold no key
+const UNAUTHENTICATED_SERVICE = '/grpc.health.v1.Health/';
+const PROBE: Caller = { userId: '', kind: 'probe', scopes: [], repositoryId: '', tokenId: '' };
 
 export type PackyardGrpcServer = Server<CallerContext>;
 
@@ -20,10 +24,11 @@ const typeOf = (call: { requestStream: boolean; responseStream: boolean }) =>
 
 /**
  * The gRPC server of a process: every module's service is added to it. Middleware
- * maps domain errors through the one error table, decodes the caller from metadata,
- * logs and records the standard grpc_server_* metrics in the process registry.
+ * refuses a call whose caller assertion is missing or does not verify (UNAUTHENTICATED),
+ * maps domain errors through the one error table, logs and records the standard
+ * grpc_server_* metrics in the process registry.
  */
-export function createGrpcServer(registry: Registry, logger: Logger, servedModules: () => string[]): PackyardGrpcServer {
+export function createGrpcServer(registry: Registry, logger: Logger, servedModules: () => string[], assertions: CallerAssertions): PackyardGrpcServer {
   const handled = new Counter({
     name: 'grpc_server_handled_total',
     help: 'Total number of RPCs completed on the server, regardless of success or failure.',
@@ -43,7 +48,7 @@ export function createGrpcServer(registry: Registry, logger: Logger, servedModul
     const [, service, method] = call.method.path.split('/');
     let code = Status.OK;
     try {
-      const caller = decodeCaller(context.metadata) ?? SYSTEM_CALLER;
+      const caller = call.method.path.startsWith(UNAUTHENTICATED_SERVICE) ? PROBE : await verifiedCaller(context.metadata);
       return yield* call.next(call.request, { ...context, caller });
     } catch (error) {
       if (error instanceof PackyardError) {
@@ -69,6 +74,17 @@ export function createGrpcServer(registry: Registry, logger: Logger, servedModul
       logger.debug({ method: call.method.path, code: Status[code] }, 'gRPC call');
     }
   }
+
+  const verifiedCaller = async (metadata: Metadata): Promise<Caller> => {
+    const assertion = metadata.get(CALLER_METADATA_KEY);
+    if (typeof assertion !== 'string' || assertion === '') throw new ServerError(Status.UNAUTHENTICATED, 'the call carries no caller assertion');
+    try {
+      return await assertions.verify(assertion);
+    } catch (error) {
+      if (error instanceof CallerAssertionError) throw new ServerError(Status.UNAUTHENTICATED, error.message);
+      throw error;
+    }
+  };
 
   const server = createServer().use(observe);
   // Standard health protocol: "" is the whole process, otherwise a module name.

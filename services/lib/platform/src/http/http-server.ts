@@ -41,7 +41,8 @@ const statusMessage = (error: FastifyError): string => {
  * The process's HTTP server (fastify). Modules register their plugins on `app` while
  * they initialise; the server listens once every module is ready to serve. Request
  * ids, RED metrics per route, the error format and health endpoints live here so every
- * module's routes behave alike.
+ * module's routes behave alike. /metrics is not served here: the metrics module serves
+ * it on its own port, away from the public one.
  */
 export function createHttpServer(options: {
   logger: Logger;
@@ -91,7 +92,8 @@ export function createHttpServer(options: {
     const labels = { method: request.method, route, status_code: String(reply.statusCode) };
     requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
-    if (reply.statusCode >= 500) request.log.warn({ method: request.method, url: request.url, statusCode: reply.statusCode }, 'request failed');
+    // a 503 from readiness is an answer to a probe, not a failed request
+    if (reply.statusCode >= 500 && !route.startsWith('/api/actuator/health')) request.log.warn({ method: request.method, url: request.url, statusCode: reply.statusCode }, 'request failed');
     else request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: reply.elapsedTime }, 'request');
   });
 
@@ -132,7 +134,6 @@ export function createHttpServer(options: {
   app.get('/api/actuator/health', health);
   app.get('/api/actuator/health/readiness', health);
   app.get('/api/actuator/health/liveness', async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'UP' }));
-  app.get('/metrics', async (_request, reply) => reply.type(options.registry.contentType).send(await options.registry.metrics()));
 
   return {
     app,

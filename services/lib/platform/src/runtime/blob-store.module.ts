@@ -1,7 +1,19 @@
 import { join } from 'node:path';
 import { createBlobStore } from '../blobs/blob-store.factory';
 import type { BlobStore } from '../blobs/blob-store.port';
+import { defineSettings, oneOf, text } from './config';
 import { defineModule } from './module';
+
+export const BLOB_STORE_SETTINGS = defineSettings(
+  {
+    blobs: oneOf('BLOBS', 'fs', ['fs', 's3'] as const, 'blob store for packages and index files'),
+    s3Endpoint: text('S3_ENDPOINT', undefined, 'S3/MinIO endpoint URL, e.g. http://minio:9000 (BLOBS=s3)'),
+    s3AccessKey: text('S3_ACCESS_KEY', undefined, 'S3 access key'),
+    s3SecretKey: text('S3_SECRET_KEY', undefined, 'S3 secret key'),
+    s3Bucket: text('S3_BUCKET', 'packyard', 'S3 bucket'),
+  },
+  (values) => (values.blobs === 's3' && !(values.s3Endpoint && values.s3AccessKey && values.s3SecretKey) ? ['BLOBS=s3 needs S3_ENDPOINT, S3_ACCESS_KEY and S3_SECRET_KEY'] : []),
+);
 
 /**
  * The process's blob store (filesystem under DATA_DIR/blobs, or S3/MinIO by `BLOBS`),
@@ -12,8 +24,9 @@ export const blobStoreModule = defineModule<BlobStore>({
   name: 'blob-store',
   hidden: true,
   deps: [],
+  settings: BLOB_STORE_SETTINGS,
   init: async (ctx) => {
-    const { config } = ctx;
+    const config = ctx.settings(BLOB_STORE_SETTINGS);
     const s3 = config.blobs === 's3' ? new URL(config.s3Endpoint!) : undefined;
     const store = await createBlobStore(
       s3
@@ -26,7 +39,7 @@ export const blobStoreModule = defineModule<BlobStore>({
             secretKey: config.s3SecretKey!,
             bucket: config.s3Bucket,
           }
-        : { kind: 'fs', dir: join(config.dataDir, 'blobs') },
+        : { kind: 'fs', dir: join(ctx.config.dataDir, 'blobs') },
     );
     return { value: store, stop: () => store.close() };
   },

@@ -4,22 +4,32 @@ import type { BusMessage, Consumer, EventBus } from '../bus/event-bus.port';
 import { topicOf } from '../bus/event-bus.port';
 import { runOutboxRelay } from '../bus/outbox-relay';
 import { createEventStore, type StoreOptions } from '../eventsourcing/event-store.factory';
-import type { EventStore } from '../eventsourcing/event-store.port';
+import type { EventStore, RecordedEvent } from '../eventsourcing/event-store.port';
 import { rebuildProjection, runProjection, type Projection, type RunningProjection } from '../readmodels/projection-runner';
 import { createReadModelStore } from '../readmodels/read-model-store.factory';
 import type { ReadModelStore } from '../readmodels/read-model.port';
-import type { Config } from './config';
+import { defineSettings, oneOf, text, type Config } from './config';
 import { defineModule } from './module';
+
+export const BUS_SETTINGS = defineSettings(
+  {
+    bus: oneOf('BUS', 'embedded', ['embedded', 'kafka'] as const, 'integration event bus'),
+    kafkaBrokers: text('KAFKA_BROKERS', undefined, 'comma-separated Kafka brokers (BUS=kafka)'),
+  },
+  (values) => (values.bus === 'kafka' && !values.kafkaBrokers ? ['BUS=kafka needs KAFKA_BROKERS'] : []),
+);
 
 /** The integration event bus of the process: embedded (SQLite) or Kafka, by `BUS`. */
 export const busModule = defineModule<EventBus>({
   name: 'bus',
   hidden: true,
   deps: [],
+  settings: BUS_SETTINGS,
   init: async (ctx) => {
+    const { bus: kind, kafkaBrokers } = ctx.settings(BUS_SETTINGS);
     const bus = await createEventBus(
-      ctx.config.bus === 'kafka'
-        ? { kind: 'kafka', brokers: ctx.config.kafkaBrokers!.split(',').map((b) => b.trim()), clientId: 'packyard' }
+      kind === 'kafka'
+        ? { kind: 'kafka', brokers: kafkaBrokers!.split(',').map((b) => b.trim()), clientId: 'packyard' }
         : { kind: 'embedded', dataDir: ctx.config.dataDir },
     );
     return { value: bus, stop: () => bus.close() };
@@ -52,8 +62,17 @@ export interface Reaction {
 export interface EventSourcing extends ModuleStores {
   /** resolves once every projection reflects the log up to `position` (read your writes) */
   caughtUp(position: number, timeoutMs?: number): Promise<void>;
+  /** a readiness check: the module's event store answers */
+  ready(): Promise<{ ok: boolean }>;
   stop(): Promise<void>;
 }
+
+/**
+ * Failures in a row after which a projection or the outbox relay gives up and fails its
+ * module (about 20 s of backoff): a fault that outlasts that (a store or bus gone, an
+ * event the code cannot handle) is for a restart and a human, not for silent retries.
+ */
+export const EVENT_PROCESSING_ATTEMPTS = 8;
 
 /**
  * Runs what an event-sourced module needs beside its deciders: its projections, the
@@ -67,9 +86,21 @@ export async function startEventSourcing(options: {
   logger: Logger;
   projections: Projection[];
   reactions?: Reaction[];
+  /**
+   * the consumer group of the reactions (default: the module, so its replicas share the
+   * work); a replica that keeps its own read model of every event names its own group
+   */
+  consumerGroup?: string;
+  /** the module's `ctx.fail`: called once processing has failed EVENT_PROCESSING_ATTEMPTS times in a row */
+  fail: (error: unknown) => void;
+  attempts?: number;
 }): Promise<EventSourcing> {
-  const { module, stores, bus, logger } = options;
-  const onError = (error: unknown) => logger.error({ err: error }, 'event processing failed; retrying');
+  const { module, stores, bus, logger, fail, attempts = EVENT_PROCESSING_ATTEMPTS } = options;
+  const onError = (error: unknown, event: RecordedEvent | undefined, attempt: number) => {
+    const where = event ? { stream: event.stream, position: event.position } : {};
+    if (attempt < attempts) return logger.error({ err: error, attempt, ...where }, 'event processing failed; retrying');
+    fail(new Error(`event processing failed ${attempt} times in a row${event ? ` at ${event.stream}@${event.version}` : ''}`, { cause: error }));
+  };
   const running: RunningProjection[] = [];
   for (const projection of options.projections) {
     running.push(await runProjection({ ...projection, store: stores.events, readModels: stores.readModels }, { onError }));
@@ -78,13 +109,17 @@ export async function startEventSourcing(options: {
   const consumers: Consumer[] = [];
   for (const [index, reaction] of (options.reactions ?? []).entries()) {
     consumers.push(
-      await bus.subscribe({ group: `${module}-${index}`, topics: reaction.contexts.map(topicOf) }, (message) => reaction.handle(message)),
+      await bus.subscribe({ group: `${options.consumerGroup ?? module}-${index}`, topics: reaction.contexts.map(topicOf) }, (message) => reaction.handle(message)),
     );
   }
   return {
     ...stores,
     caughtUp: async (position, timeoutMs = 5_000) => {
       await Promise.all(running.map((projection) => projection.waitFor(position, timeoutMs)));
+    },
+    ready: async () => {
+      await stores.events.lastPosition();
+      return { ok: true };
     },
     stop: async () => {
       for (const consumer of consumers) await consumer.stop();

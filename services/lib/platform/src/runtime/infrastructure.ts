@@ -1,18 +1,79 @@
+import { createServer } from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { loadOrCreateKey } from '../crypto/master-key';
+import { CallerAssertions } from '../grpc/caller';
 import { createGrpcClients, type GrpcClients } from '../grpc/grpc-clients';
 import { createGrpcServer, type PackyardGrpcServer } from '../grpc/grpc-server';
 import { createHttpServer, type HttpServer } from '../http/http-server';
+import { boolean, defineSettings, integer, text } from './config';
 import { defineModule, type ModuleDefinition } from './module';
 
-/** One prom-client registry per process, passed to every module (no import-time globals). */
+const untilTimeout = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+export const METRICS_SETTINGS = defineSettings({
+  metricsPort: integer('METRICS_PORT', 9464, 'port of /metrics, apart from the public port (0: any free port, logged)', 0, 65535),
+  metricsHost: text('METRICS_HOST', '127.0.0.1', '/metrics listen address (0.0.0.0 in a cluster, for the scraper)'),
+});
+
+/**
+ * One prom-client registry per process, passed to every module (no import-time
+ * globals), served on its own port: Prometheus scrapes it from inside the cluster,
+ * while the public port never shows it to the world.
+ */
 export const metricsModule = defineModule<Registry>({
   name: 'metrics',
   hidden: true,
   deps: [],
-  init: () => {
+  settings: METRICS_SETTINGS,
+  init: (ctx) => {
+    const { metricsPort, metricsHost } = ctx.settings(METRICS_SETTINGS);
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    return { value: registry };
+    const server = createServer((request, response) => {
+      if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+        response.writeHead(404, { 'content-type': 'text/plain' }).end('only /metrics is served here\n');
+        return;
+      }
+      registry.metrics().then(
+        (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        (error: Error) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error.message}\n`),
+      );
+    });
+    return {
+      value: registry,
+      start: async () => {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(metricsPort, metricsHost, () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+        server.on('error', (error) => ctx.fail(error));
+        ctx.logger.info({ port: (server.address() as { port: number }).port, host: metricsHost }, 'metrics server listening');
+      },
+      stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  },
+});
+
+export const INTERNAL_AUTH_SETTINGS = defineSettings({
+  internalAuthKey: text(
+    'INTERNAL_AUTH_KEY',
+    undefined,
+    'base64 32-byte key signing the caller assertions modules send each other; every process of a cluster needs the same one; generated into DATA_DIR/internal-auth.key when unset',
+  ),
+});
+
+/** The key calls between modules are authenticated with (see CallerAssertions). */
+export const internalAuthModule = defineModule<CallerAssertions>({
+  name: 'internal-auth',
+  hidden: true,
+  deps: [],
+  settings: INTERNAL_AUTH_SETTINGS,
+  init: async (ctx) => {
+    const key = await loadOrCreateKey(ctx.config.dataDir, 'internal-auth.key', 'INTERNAL_AUTH_KEY', ctx.settings(INTERNAL_AUTH_SETTINGS).internalAuthKey);
+    return { value: new CallerAssertions(key) };
   },
 });
 
@@ -22,45 +83,58 @@ export interface GrpcServerHandle {
   address(): string;
 }
 
+export const GRPC_SERVER_SETTINGS = defineSettings({
+  grpcPort: integer('GRPC_PORT', 0, 'gRPC port of this process (0: any free loopback port, enough for single-node mode)', 0, 65535),
+  grpcHost: text('GRPC_HOST', '127.0.0.1', 'gRPC listen address (0.0.0.0 in a cluster)'),
+});
+
 /** The process's gRPC server; service modules add their services while they initialise. */
 export const grpcServerModule = defineModule<GrpcServerHandle>({
   name: 'grpc-server',
   hidden: true,
-  deps: [metricsModule],
+  deps: [metricsModule, internalAuthModule],
+  settings: GRPC_SERVER_SETTINGS,
   init: (ctx) => {
+    const { grpcPort, grpcHost } = ctx.settings(GRPC_SERVER_SETTINGS);
     const registry = ctx.use(metricsModule);
     const serviceModules = () => [...ctx.running];
-    const server = createGrpcServer(registry, ctx.logger, serviceModules);
+    const server = createGrpcServer(registry, ctx.logger, serviceModules, ctx.use(internalAuthModule));
     let boundPort = 0;
     return {
-      value: { server, address: () => `${ctx.config.grpcHost === '0.0.0.0' ? '127.0.0.1' : ctx.config.grpcHost}:${boundPort}` },
+      value: { server, address: () => `${grpcHost === '0.0.0.0' ? '127.0.0.1' : grpcHost}:${boundPort}` },
       start: async () => {
-        boundPort = await server.listen(`${ctx.config.grpcHost}:${ctx.config.grpcPort}`);
-        ctx.logger.info({ address: `${ctx.config.grpcHost}:${boundPort}` }, 'gRPC server listening');
+        boundPort = await server.listen(`${grpcHost}:${grpcPort}`);
+        ctx.logger.info({ address: `${grpcHost}:${boundPort}` }, 'gRPC server listening');
       },
       drain: async () => {
         // in-flight calls finish; new ones are refused
-        await Promise.race([server.shutdown(), new Promise((resolve) => setTimeout(resolve, ctx.config.shutdownTimeoutMs).unref())]);
+        await Promise.race([server.shutdown(), untilTimeout(ctx.config.shutdownTimeoutMs)]);
         server.forceShutdown();
       },
     };
   },
 });
 
+export const GRPC_CLIENT_SETTINGS = defineSettings({
+  grpcDeadlineMs: integer('GRPC_DEADLINE_MS', 10_000, 'deadline of every gRPC call between modules', 1),
+});
+
 /** Clients for other modules: local ones over loopback, remote ones at `<MODULE>_GRPC_ADDR`. */
 export const grpcClientsModule = defineModule<GrpcClients>({
   name: 'grpc-clients',
   hidden: true,
-  deps: [metricsModule, grpcServerModule],
+  deps: [metricsModule, grpcServerModule, internalAuthModule],
+  settings: GRPC_CLIENT_SETTINGS,
   init: (ctx) => {
     const local = ctx.use(grpcServerModule);
     const clients = createGrpcClients({
       registry: ctx.use(metricsModule),
-      deadlineMs: ctx.config.grpcDeadlineMs,
-      addressOf: (module) => {
+      deadlineMs: ctx.settings(GRPC_CLIENT_SETTINGS).grpcDeadlineMs,
+      assertions: ctx.use(internalAuthModule),
+      addressesOf: (module) => {
         const configured = ctx.config.moduleAddresses[module];
-        if (configured) return configured;
-        if (ctx.running.has(module)) return local.address();
+        if (configured) return configured.split(',').map((address) => address.trim()).filter(Boolean);
+        if (ctx.running.has(module)) return [local.address()];
         throw new Error(`module ${module} does not run in this process; set ${module.toUpperCase()}_GRPC_ADDR`);
       },
     });
@@ -68,34 +142,44 @@ export const grpcClientsModule = defineModule<GrpcClients>({
   },
 });
 
+export const HTTP_SERVER_SETTINGS = defineSettings({
+  port: integer('PORT', 8080, 'HTTP port: the API and the console (gateway), the apt/yum edge (delivery), liveness and readiness (every process)', 0, 65535),
+  host: text('HOST', '0.0.0.0', 'HTTP listen address'),
+  trustProxy: boolean('TRUST_PROXY', false, 'take the client address and scheme from X-Forwarded-* (only behind a proxy that sets them; otherwise clients could fake their IP past the per-IP sign-in limit)'),
+});
+
 /**
- * The process's HTTP server: the API, the console and the apt/yum edge share one port.
- * It depends on the gRPC server so that it opens after, and drains before, the
- * internal calls its requests make.
+ * The process's HTTP server: the API, the console and the apt/yum edge share one port,
+ * and every process, whatever it runs, answers liveness and readiness there. It depends
+ * on the gRPC server so that it opens after, and drains before, the internal calls its
+ * requests make.
  */
 export const httpServerModule = defineModule<HttpServer>({
   name: 'http-server',
   hidden: true,
   deps: [metricsModule, grpcServerModule],
+  settings: HTTP_SERVER_SETTINGS,
   init: (ctx) => {
+    const { port, host, trustProxy } = ctx.settings(HTTP_SERVER_SETTINGS);
     const http = createHttpServer({
       logger: ctx.logger,
       registry: ctx.use(metricsModule),
       bodyLimit: 1024 * 1024,
-      trustProxy: ctx.config.trustProxy,
+      trustProxy,
       isProcessReady: ctx.isProcessReady,
     });
     return {
       value: http,
       start: async () => {
-        await http.app.listen({ port: ctx.config.port, host: ctx.config.host });
+        await http.app.listen({ port, host });
+        http.app.server.on('error', (error) => ctx.fail(error));
         ctx.logger.info({ port: http.port() }, 'HTTP server listening');
       },
       drain: async () => {
-        await Promise.race([http.app.close(), new Promise((resolve) => setTimeout(resolve, ctx.config.shutdownTimeoutMs).unref())]);
+        await Promise.race([http.app.close(), untilTimeout(ctx.config.shutdownTimeoutMs)]);
       },
     };
   },
 });
 
-export const INFRASTRUCTURE: ModuleDefinition<unknown>[] = [metricsModule, grpcServerModule, grpcClientsModule, httpServerModule];
+export const INFRASTRUCTURE: ModuleDefinition<unknown>[] = [metricsModule, internalAuthModule, grpcServerModule, grpcClientsModule, httpServerModule];

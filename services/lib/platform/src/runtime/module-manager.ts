@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from './config';
+import { ConfigurationError, readSettings, type Config, type SettingsDeclaration } from './config';
 import type { ModuleDefinition, ModuleInstance } from './module';
 
 export class ModuleStartError extends Error {
@@ -28,7 +28,12 @@ export function resolveStartOrder(targets: ModuleDefinition<unknown>[]): ModuleD
   return order;
 }
 
+/** who hears that a running module failed; the program stops the process */
+export type ModuleFailureHandler = (moduleName: string, error: unknown) => void;
+
 export class ModuleManager {
+  private readonly settings = new Map<SettingsDeclaration, unknown>();
+  private failed = false;
   private readonly instances = new Map<ModuleDefinition<unknown>, ModuleInstance<unknown>>();
   private readonly started: ModuleDefinition<unknown>[] = [];
   private readonly order: ModuleDefinition<unknown>[];
@@ -38,8 +43,17 @@ export class ModuleManager {
     targets: ModuleDefinition<unknown>[],
     private readonly config: Config,
     private readonly logger: Logger,
+    private readonly onFailure: ModuleFailureHandler = (name, error) => logger.fatal({ module: name, err: error }, `module ${name} failed`),
   ) {
     this.order = resolveStartOrder(targets);
+    // every module's settings are checked before any starts, and every problem is told at once
+    const problems: string[] = [];
+    for (const declaration of new Set(this.order.map((m) => m.settings).filter((d) => d !== undefined))) {
+      const { values, errors } = readSettings(declaration, config.env);
+      problems.push(...errors);
+      this.settings.set(declaration, values);
+    }
+    if (problems.length) throw new ConfigurationError(problems);
   }
 
   get moduleNames(): string[] {
@@ -61,6 +75,20 @@ export class ModuleManager {
           logger,
           running,
           isProcessReady: () => this.ready,
+          settings: (declaration) => {
+            // its own settings, or those of a module it uses (which mode the bus runs in, say)
+            if (declaration !== module.settings && !module.deps.some((dep) => dep.settings === declaration)) {
+              throw new Error(`module ${module.name} reads settings it does not declare`);
+            }
+            return this.settings.get(declaration) as never;
+          },
+          fail: (error) => {
+            // the first failure stops the process; later ones are consequences of stopping
+            if (this.failed) return;
+            this.failed = true;
+            this.ready = false;
+            this.onFailure(module.name, error);
+          },
           use: <T>(dep: ModuleDefinition<T>) => {
             if (!module.deps.includes(dep as ModuleDefinition<unknown>)) {
               throw new Error(`module ${module.name} uses ${dep.name} without declaring it as a dependency`);

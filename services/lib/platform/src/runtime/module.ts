@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Projection } from '../readmodels/projection-runner';
-import type { Config } from './config';
+import type { Config, Setting, SettingsDeclaration, ValuesOf } from './config';
 
 /**
  * A module is one unit of the program (Loki/Mimir's modules): a service such as
@@ -9,8 +9,17 @@ import type { Config } from './config';
  * the chosen targets in order and stops it in reverse.
  */
 export interface ModuleContext {
+  /** the settings every process reads (data folder, log level, event store, ...) */
   config: Config;
+  /** the module's own settings, or a dependency's, parsed from the environment */
+  settings<S extends Record<string, Setting<unknown>>>(declaration: SettingsDeclaration<S>): ValuesOf<S>;
   logger: Logger;
+  /**
+   * reports that the module can no longer do its work while running (a subscription that
+   * keeps failing, a server that errors): the process stops with the module's name in the
+   * log and exits non-zero, for its supervisor to restart it (dskit's failed service)
+   */
+  fail(error: unknown): void;
   /** the value of a dependency (it must be listed in `deps`) */
   use<T>(module: ModuleDefinition<T>): T;
   /** the names of every module running in this process */
@@ -32,6 +41,8 @@ export interface ModuleInstance<T> {
 export interface ModuleDefinition<T = unknown> {
   name: string;
   deps: ModuleDefinition<unknown>[];
+  /** the environment variables the module reads; `packyard --help` prints them */
+  settings?: SettingsDeclaration;
   /** infrastructure (servers, stores, bus, metrics) cannot be chosen with --target */
   hidden?: boolean;
   /** a service module: reachable over gRPC and listed by --list-targets */

@@ -1,0 +1,4 @@
+import { serviceCaller } from '@packyard/platform';
+
+/** the delivery module calling on its own behalf (the caller assertion names it) */
+export const DELIVERY_CALLER = serviceCaller('delivery');
