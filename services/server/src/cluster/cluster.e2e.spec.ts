@@ -182,7 +182,11 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     await cluster.healthy('delivery-1');
     await cluster.healthy('repository');
     const healthyAgainAt = Date.now();
-    console.log(`restarted after kill -9: delivery-1 and repository healthy again ${((healthyAgainAt - killedAt) / 1000).toFixed(1)} s after the kill; ${acknowledged.length}/50 uploads acknowledged`);
+    const window = failures.length ? `${((Math.max(...failures.map((f) => f.at)) - Math.min(...failures.map((f) => f.at))) / 1000).toFixed(1)} s` : 'none';
+    console.log(
+      `restarted after kill -9: delivery-1 and repository healthy again ${((healthyAgainAt - killedAt) / 1000).toFixed(1)} s after the kill; ${acknowledged.length}/50 uploads acknowledged; ` +
+        `5xx seen: ${failures.filter((f) => f.what === 'InRelease').length} InRelease, ${failures.filter((f) => f.what !== 'InRelease').length} uploads, over ${window}`,
+    );
     polling = false;
     await poller;
 
