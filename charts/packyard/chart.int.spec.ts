@@ -104,7 +104,7 @@ describe.each(valuesFiles)('the chart with ci/%s', (file) => {
     expect(lint.code).toBe(0);
   });
 
-  it('probes every process on ports it declares, at paths the program serves', async () => {
+  it('probes and scrapes every process on ports it declares, at paths the program serves', async () => {
     expect(workloads(manifests).length).toBeGreaterThan(0);
     for (const workload of workloads(manifests)) {
       const container = containerOf(workload);
@@ -121,6 +121,10 @@ describe.each(valuesFiles)('the chart with ci/%s', (file) => {
       const annotations = workload.spec.template.metadata.annotations ?? {};
       expect(annotations['prometheus.io/port']).toBe(String(portOf(container, 'metrics')));
       expect(annotations['prometheus.io/path']).toBe('/metrics');
+      // the program serves that path on its metrics port (METRICS_PORT), not on the public one
+      const scraped = await fetch(new URL(annotations['prometheus.io/path'], program.metricsUrl));
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('process_resident_memory_bytes');
     }
   });
 

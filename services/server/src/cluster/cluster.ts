@@ -43,6 +43,8 @@ export interface ClusterOptions {
   /** every line a process prints, as it prints it */
   onLine?: (process: string, line: string) => void;
   timeoutMs?: number;
+  /** servers already running (a test run's shared ones); by default the cluster starts its own */
+  servers?: { kafkaBrokers: string[]; s3: { endpoint: string; accessKey: string; secretKey: string } };
 }
 
 export interface ClusterProcess {
@@ -128,7 +130,9 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   };
 
   try {
-    [broker, radosgw] = await Promise.all([startKafkaBroker(), startRadosgw({ dir: join(root, 'radosgw') })]);
+    if (!options.servers) [broker, radosgw] = await Promise.all([startKafkaBroker(), startRadosgw({ dir: join(root, 'radosgw') })]);
+    const kafkaBrokers = options.servers?.kafkaBrokers ?? broker!.brokers;
+    const s3 = options.servers?.s3 ?? radosgw!;
     const consoleProxyPort = options.port || (await freePort());
     const aptProxyPort = options.aptPort || (await freePort());
     const aptUrl = `http://${host}:${aptProxyPort}`;
@@ -144,11 +148,16 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       GRPC_HOST: host,
       METRICS_HOST: host,
       BUS: 'kafka',
-      KAFKA_BROKERS: broker.brokers.join(','),
+      KAFKA_BROKERS: kafkaBrokers.join(','),
+      // a process killed and started again rejoins its groups after this, not Kafka's default 30 s
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+      KAFKA_MAX_WAIT_MS: '500',
       BLOBS: 's3',
-      S3_ENDPOINT: radosgw.endpoint,
-      S3_ACCESS_KEY: radosgw.accessKey,
-      S3_SECRET_KEY: radosgw.secretKey,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
+      // a bucket of its own: a shared radosgw serves other suites too
+      S3_BUCKET: `packyard-cluster-${randomBytes(4).toString('hex')}`,
       // one installation: one key for calls between modules, one for sealed secrets
       INTERNAL_AUTH_KEY: randomBytes(32).toString('base64'),
       PACKYARD_MASTER_KEY: randomBytes(32).toString('base64'),

@@ -1,14 +1,14 @@
 import { EmbeddedEventBus, embeddedBusFile } from './embedded-event-bus.adapter';
 import type { EventBus } from './event-bus.port';
-import { KafkaEventBus } from './kafka-event-bus.adapter';
+import { defaultKafkaBusSettings, KafkaEventBus, type KafkaBusSettings } from './kafka-event-bus.adapter';
 
-export type EventBusOptions = { kind: 'embedded'; dataDir: string } | { kind: 'kafka'; brokers: string[]; clientId: string };
+export type EventBusOptions = { kind: 'embedded'; dataDir: string } | { kind: 'kafka'; brokers: string[]; clientId: string; settings?: Partial<KafkaBusSettings> };
 
 export async function createEventBus(options: EventBusOptions): Promise<EventBus> {
   switch (options.kind) {
     case 'embedded':
       return EmbeddedEventBus.open(embeddedBusFile(options.dataDir));
     case 'kafka':
-      return KafkaEventBus.connect(options.brokers, options.clientId);
+      return KafkaEventBus.connect(options.brokers, options.clientId, { ...defaultKafkaBusSettings, ...options.settings });
   }
 }

@@ -8,13 +8,15 @@ import type { EventStore, RecordedEvent } from '../eventsourcing/event-store.por
 import { rebuildProjection, runProjection, type Projection, type RunningProjection } from '../readmodels/projection-runner';
 import { createReadModelStore } from '../readmodels/read-model-store.factory';
 import type { ReadModelStore } from '../readmodels/read-model.port';
-import { defineSettings, oneOf, text, type Config } from './config';
+import { defineSettings, integer, oneOf, text, type Config } from './config';
 import { defineModule } from './module';
 
 export const BUS_SETTINGS = defineSettings(
   {
     bus: oneOf('BUS', 'embedded', ['embedded', 'kafka'] as const, 'integration event bus'),
     kafkaBrokers: text('KAFKA_BROKERS', undefined, 'comma-separated Kafka brokers (BUS=kafka)'),
+    kafkaSessionTimeoutMs: integer('KAFKA_SESSION_TIMEOUT_MS', 30_000, 'how long a consumer group waits for a member that stopped (a crash) before it moves its partitions; a restarted process waits that long to join (BUS=kafka)', 1),
+    kafkaMaxWaitMs: integer('KAFKA_MAX_WAIT_MS', 5_000, 'longest a fetch waits at the broker for new messages (BUS=kafka)', 1),
   },
   (values) => (values.bus === 'kafka' && !values.kafkaBrokers ? ['BUS=kafka needs KAFKA_BROKERS'] : []),
 );
@@ -26,10 +28,15 @@ export const busModule = defineModule<EventBus>({
   deps: [],
   settings: BUS_SETTINGS,
   init: async (ctx) => {
-    const { bus: kind, kafkaBrokers } = ctx.settings(BUS_SETTINGS);
+    const { bus: kind, kafkaBrokers, kafkaSessionTimeoutMs, kafkaMaxWaitMs } = ctx.settings(BUS_SETTINGS);
     const bus = await createEventBus(
       kind === 'kafka'
-        ? { kind: 'kafka', brokers: kafkaBrokers!.split(',').map((b) => b.trim()), clientId: 'packyard' }
+        ? {
+            kind: 'kafka',
+            brokers: kafkaBrokers!.split(',').map((b) => b.trim()),
+            clientId: 'packyard',
+            settings: { sessionTimeoutMs: kafkaSessionTimeoutMs, heartbeatIntervalMs: Math.max(100, Math.floor(kafkaSessionTimeoutMs / 10)), maxWaitMs: kafkaMaxWaitMs },
+          }
         : { kind: 'embedded', dataDir: ctx.config.dataDir },
     );
     return { value: bus, stop: () => bus.close() };
@@ -107,11 +114,14 @@ export async function startEventSourcing(options: {
   }
   const relay = await runOutboxRelay({ store: stores.events, bus, checkpoints: stores.readModels, topic: topicOf(module) }, { onError });
   const consumers: Consumer[] = [];
-  for (const [index, reaction] of (options.reactions ?? []).entries()) {
-    consumers.push(
-      await bus.subscribe({ group: `${options.consumerGroup ?? module}-${index}`, topics: reaction.contexts.map(topicOf) }, (message) => reaction.handle(message)),
-    );
-  }
+  // joined at once: each join can wait a whole session for a member that crashed
+  consumers.push(
+    ...(await Promise.all(
+      (options.reactions ?? []).map((reaction, index) =>
+        bus.subscribe({ group: `${options.consumerGroup ?? module}-${index}`, topics: reaction.contexts.map(topicOf) }, (message) => reaction.handle(message)),
+      ),
+    )),
+  );
   return {
     ...stores,
     caughtUp: async (position, timeoutMs = 5_000) => {
