@@ -111,7 +111,7 @@ export const deliveryModule = defineModule({
         presignDownloads: config.blobs === 's3' && config.s3PresignDownloads,
       }),
     );
-    ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), config.publicUrl));
+    ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), catalog, config.publicUrl));
 
     // traffic leaves in batches, off the request path; a failed publish keeps nothing back
     // from the next batch's requests but is retried with its own messages once

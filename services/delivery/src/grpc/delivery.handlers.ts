@@ -2,6 +2,7 @@ import { invalid, SYSTEM_CALLER, type CallerContext, type PackyardClient } from 
 import type { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import type { Repository, RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import type { ServiceImplementation } from 'nice-grpc';
+import type { PublishedCatalog } from '../catalog/published-catalog';
 import type { RepositoryRecord } from '../catalog/served-file';
 import { renderInstallScript } from '../install-scripts/install-script';
 import { ARMORED_KEY_FILE, KEYRING_FILE } from '../keys/public-keys';
@@ -25,6 +26,7 @@ const toRecord = (repository: Repository): RepositoryRecord => ({
  */
 export function deliveryHandlers(
   repositories: PackyardClient<typeof RepositoryServiceDefinition>,
+  catalog: Pick<PublishedCatalog, 'stocked'>,
   publicUrl: string | undefined,
 ): ServiceImplementation<typeof DeliveryServiceDefinition, CallerContext> {
   return {
@@ -33,6 +35,8 @@ export function deliveryHandlers(
       return installSnippets({
         origin: resolveOrigin(publicUrl, request.origin),
         repository,
+        stocked: catalog.stocked(repository.id),
+        distro: request.distro,
         codename: request.codename,
         component: request.component,
         token: request.token,
@@ -45,18 +49,21 @@ export function deliveryHandlers(
       const kind = repository.kind === 'DEB' ? 'deb' : 'rpm';
       if (kind !== request.product) throw invalid('PACKYARD_DELIVERY_WRONG_PRODUCT', `Repository ${repository.name} is ${repository.kind}: use install-${kind}.sh`);
       const baseUrl = repositoryUrl(resolveOrigin(publicUrl, request.origin), repository);
+      const stocked = catalog.stocked(repository.id).map(({ distro, version }) => `${distro}/${version}`);
       if (kind === 'rpm') {
-        return { script: renderInstallScript('rpm', { repositoryName: repository.name, repositoryUrl: baseUrl, publicKeyUrl: `${baseUrl}/${ARMORED_KEY_FILE}` }) };
+        return { script: renderInstallScript('rpm', { repositoryName: repository.name, repositoryUrl: baseUrl, publicKeyUrl: `${baseUrl}/${ARMORED_KEY_FILE}`, stocked }) };
       }
       // without a codename the script uses the machine's own, which is what a shared download wants
-      const choice = request.codename ? aptChoice(repository, request.codename, request.component) : undefined;
+      const choice = request.codename ? aptChoice(repository, [], request) : undefined;
       return {
         script: renderInstallScript('deb', {
           repositoryName: repository.name,
           repositoryUrl: baseUrl,
           keyringUrl: `${baseUrl}/${KEYRING_FILE}`,
+          distro: choice?.distro ?? '',
           codename: choice?.codename ?? '',
-          component: choice?.component ?? aptChoice(repository, undefined, request.component).component,
+          component: choice?.component ?? aptChoice(repository, [], { component: request.component }).component,
+          stocked,
         }),
       };
     },
