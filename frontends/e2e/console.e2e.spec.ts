@@ -143,6 +143,8 @@ describe('console walk-through as a new user (1280 px)', () => {
     await button('New Repository').click();
     const dialog = page.getByRole('dialog', { name: 'New Repository' });
     expect(await dialog.getByLabel('Codename').inputValue()).toBe('stable');
+    // what the codename does is said where it is chosen
+    expect(await dialog.getByText('The install instructions use it when a distribution has this codename').count()).toBe(1);
     expect(await dialog.getByLabel('Component').inputValue()).toBe('main');
     expect(await dialog.getByRole('button', { name: 'Create Repository' }).isDisabled()).toBe(true);
     await dialog.getByLabel('Repository Name').fill('backend-tools');

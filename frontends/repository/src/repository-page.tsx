@@ -1,7 +1,7 @@
 import { ApiError, Badge, EmptyState, ErrorPanel, formatBytes, formatDate, Icon, type Repository, Skeleton, TabPanel, Tabs, useRepository, useWorkspace } from '@packyard/console-kit';
 import { useCallback, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { REPOSITORY_TABS, type RepositoryTab, tabFromPath } from './repository-rules';
+import { codenameNote, REPOSITORY_TABS, type RepositoryTab, tabFromPath } from './repository-rules';
 import { InstallTab } from './tabs/install-tab';
 import { KeysTab } from './tabs/keys-tab';
 import { OverviewTab } from './tabs/overview-tab';
@@ -54,7 +54,7 @@ function RepositoryHeader({ repository }: { repository: Repository }) {
           <li>Created {formatDate(repository.createdAt)}</li>
           {repository.kind === 'DEB' && (
             <>
-              <li>Codename: {repository.codename || 'Not set'}</li>
+              <li title={codenameNote(repository.codename)}>Codename: {repository.codename || 'Not set'}</li>
               <li>Component: {repository.component || 'Not set'}</li>
             </>
           )}

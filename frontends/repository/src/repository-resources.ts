@@ -1,6 +1,6 @@
 import { repositoryKeys, usageKeys, useConsole, workspaceKeys } from '@packyard/console-kit';
 import { keepPreviousData, queryOptions, type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { PACKAGE_PAGE_SIZE } from './repository-rules';
+import { PACKAGE_PAGE_SIZE, type StockedDistribution } from './repository-rules';
 
 // The server resources of the repository page (spec §3, §7): packages, snippets and repo
 // tokens. Components use these hooks and never write a raw query key.
@@ -29,7 +29,20 @@ export interface Snippets {
   publicKeyUrl: string;
   repositoryUrl: string;
   setupCommands: { oneLiner: string; downloadScript: string; makeExecutable: string; runInstaller: string };
+  /** the distributions whose index holds packages, the repository's own codename first */
+  distributions: StockedDistribution[];
+  /** DEB: the choice the texts use (the one asked for, else the server's default) */
+  distro: string;
+  codename: string;
+  component: string;
 }
+
+/** DEB: the distribution and component the instructions are for (absent: the server's default). */
+export type AptChoice = {
+  distro?: string;
+  codename?: string;
+  component?: string;
+};
 
 export interface RepoToken {
   id: string;
@@ -51,7 +64,7 @@ export const snippetKeys = {
   all: ['snippets'] as const,
   forRepository: (repositoryId: string) => [...snippetKeys.all, repositoryId] as const,
   /** bare (Overview, Keys) or with the Install tab's choices */
-  detail: (repositoryId: string, choice: { codename?: string; component?: string } = {}) => [...snippetKeys.forRepository(repositoryId), choice] as const,
+  detail: (repositoryId: string, choice: AptChoice = {}) => [...snippetKeys.forRepository(repositoryId), choice] as const,
 };
 
 export const repoTokenKeys = {
@@ -84,6 +97,8 @@ export function refreshAfterPackageChange(queryClient: QueryClient, workspaceId:
     queryClient.invalidateQueries({ queryKey: repositoryKeys.list(workspaceId) }),
     queryClient.invalidateQueries({ queryKey: workspaceKeys.all }),
     queryClient.invalidateQueries({ queryKey: usageKeys.all }),
+    // where the packages are (the distributions the instructions offer)
+    queryClient.invalidateQueries({ queryKey: snippetKeys.forRepository(repositoryId) }),
   ]);
 }
 
@@ -103,7 +118,7 @@ export function useUploadPackage(workspaceId: string, repositoryId: string) {
     api.uploadFile<RepositoryPackage>(`${repositoryPath(workspaceId, repositoryId)}/upload`, file, { fields: { distribution }, onProgress });
 }
 
-export function useSnippets(repositoryId: string, choice?: { codename?: string; component?: string }, enabled = true) {
+export function useSnippets(repositoryId: string, choice?: AptChoice, enabled = true) {
   const { api } = useConsole();
   return useQuery(
     queryOptions({

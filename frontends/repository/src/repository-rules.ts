@@ -1,4 +1,4 @@
-import { ANY_DISTRO, INSTALL_CODENAMES as SERVER_INSTALL_CODENAMES, INSTALL_COMPONENTS } from '@packyard/formats/distributions';
+import { ANY_DISTRO, distroForCodename, INSTALL_CODENAMES as SERVER_INSTALL_CODENAMES, INSTALL_COMPONENTS } from '@packyard/formats/distributions';
 import type { Repository, RepositoryKind } from '@packyard/console-kit';
 
 // The repository page's constants, texts and rules (console spec §2, §4, §5, §9), as
@@ -159,13 +159,44 @@ export const SECURITY_NOTES = [
 
 // --- Install ----------------------------------------------------------------------------
 
-export const INSTALL_CODENAMES = SERVER_INSTALL_CODENAMES.map(({ codename, label }) => ({ value: codename, label: `${codename} (${label})` }));
+/** A distribution the install instructions can be for: `value` is `distro/codename`. */
+export interface DistributionChoice {
+  value: string;
+  distro: string;
+  codename: string;
+  label: string;
+}
 
-export { INSTALL_COMPONENTS };
+export interface StockedDistribution {
+  distro: string;
+  version: string;
+  packageCount: number;
+}
 
-/** The repository's own codename when it is one of the choices, else noble (§9). */
-export function defaultInstallCodename(repository: Pick<Repository, 'codename'>): string {
-  return INSTALL_CODENAMES.some((choice) => choice.value === repository.codename) ? repository.codename! : 'noble';
+const releaseName = (distro: string, codename: string) =>
+  SERVER_INSTALL_CODENAMES.find((choice) => choice.distro === distro && choice.codename === codename)?.label ?? distro;
+
+/**
+ * The distributions the Overview and Install tab offer: those whose index holds packages,
+ * in the server's order (the repository's own codename first), each with its count; before
+ * the first upload the spec's codenames (§9: noble, jammy, focal, bookworm, bullseye).
+ */
+export function distributionChoices(stocked: readonly StockedDistribution[] | undefined): DistributionChoice[] {
+  if (stocked && stocked.length > 0) {
+    return stocked.map(({ distro, version, packageCount }) => ({
+      value: `${distro}/${version}`,
+      distro,
+      codename: version,
+      label: `${version} (${releaseName(distro, version)}) · ${packageCount} ${packageCount === 1 ? 'package' : 'packages'}`,
+    }));
+  }
+  return SERVER_INSTALL_CODENAMES.map(({ codename, distro, label }) => ({ value: `${distro}/${codename}`, distro, codename, label: `${codename} (${label})` }));
+}
+
+/** What the Overview says about a codename that no distribution has (the default, `stable`). */
+export function codenameNote(codename: string | null | undefined): string | undefined {
+  if (!codename?.trim() || distroForCodename(codename)) return undefined;
+  return `"${codename}" is this repository's own suite name, not a distribution: a package goes to the distribution chosen at upload. Packages uploaded for a distro's any-version (or any-distro) are also published as "${codename}" under each distro.`;
 }
 
 /** The component choices with the repository's own value first (it is the default). */
@@ -188,11 +219,12 @@ export const TOKEN_PLACEHOLDER = 'YOUR_TOKEN';
 
 export const withToken = (command: string, token: string) => command.replaceAll(TOKEN_PLACEHOLDER, token);
 
-/** The Download button's target: the install script itself, as the one-liner fetches it. */
-export function installScriptPath(repository: Pick<Repository, 'id' | 'kind'>, choice?: { codename: string; component: string }): string {
-  const kind = repository.kind === 'DEB' ? 'deb' : 'rpm';
-  const query = new URLSearchParams({ repo: repository.id, ...(choice && kind === 'deb' ? choice : {}) });
-  return `/api/install-${kind}.sh?${query}`;
+/** The Download button's target: the install script the commands fetch, as a path on this origin. */
+export function installScriptPath(downloadScript: string): string | undefined {
+  const quoted = /'(https?:\/\/[^']+)'/.exec(downloadScript)?.[1];
+  if (!quoted) return undefined;
+  const url = new URL(quoted);
+  return `${url.pathname}${url.search}`;
 }
 
 /** The example that follows the installation: refresh the lists, then install a package. */

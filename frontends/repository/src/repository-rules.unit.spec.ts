@@ -3,7 +3,8 @@ import {
   canCreateRepoToken,
   canStartUpload,
   debKeyCommand,
-  defaultInstallCodename,
+  codenameNote,
+  distributionChoices,
   installComponents,
   installScriptPath,
   maskToken,
@@ -95,8 +96,6 @@ describe('keys', () => {
 
 describe('install', () => {
   it('defaults codename and component to the repository values when offered', () => {
-    expect(defaultInstallCodename({ codename: 'jammy' })).toBe('jammy');
-    expect(defaultInstallCodename({ codename: 'stable' })).toBe('noble');
     expect(installComponents({ component: 'contrib' })).toEqual(['contrib', 'main', 'non-free']);
     expect(installComponents({ component: 'extras' })).toEqual(['extras', 'main', 'contrib', 'non-free']);
     expect(installComponents({ component: '' })).toEqual(['main', 'contrib', 'non-free']);
@@ -106,7 +105,31 @@ describe('install', () => {
     expect(canCreateRepoToken('   ')).toBe(false);
     expect(canCreateRepoToken(' ci ')).toBe(true);
     expect(withToken("curl -fsSL 'u' | sudo bash -s -- YOUR_TOKEN", 'T1')).toBe("curl -fsSL 'u' | sudo bash -s -- T1");
-    expect(installScriptPath({ id: 'r1', kind: 'DEB' }, { codename: 'bookworm', component: 'main' })).toBe('/api/install-deb.sh?repo=r1&codename=bookworm&component=main');
-    expect(installScriptPath({ id: 'r2', kind: 'RPM' })).toBe('/api/install-rpm.sh?repo=r2');
+    expect(installScriptPath("curl -fsSL -o install-deb.sh 'http://h:8080/api/install-deb.sh?repo=r1&codename=bookworm&component=main'")).toBe('/api/install-deb.sh?repo=r1&codename=bookworm&component=main');
+    expect(installScriptPath("curl -fsSL -o install-rpm.sh 'https://h/api/install-rpm.sh?repo=r2'")).toBe('/api/install-rpm.sh?repo=r2');
+  });
+  it('offers the distributions that hold packages, else the spec codenames', () => {
+    expect(distributionChoices([]).map((choice) => [choice.value, choice.label])).toEqual([
+      ['ubuntu/noble', 'noble (Ubuntu 24.04)'],
+      ['ubuntu/jammy', 'jammy (Ubuntu 22.04)'],
+      ['ubuntu/focal', 'focal (Ubuntu 20.04)'],
+      ['debian/bookworm', 'bookworm (Debian 12)'],
+      ['debian/bullseye', 'bullseye (Debian 11)'],
+    ]);
+    const stocked = distributionChoices([
+      { distro: 'debian', version: 'stable', packageCount: 1 },
+      { distro: 'debian', version: 'bookworm', packageCount: 3 },
+      { distro: 'kali', version: 'kali-rolling', packageCount: 1 },
+    ]);
+    expect(stocked.map((choice) => [choice.value, choice.label])).toEqual([
+      ['debian/stable', 'stable (debian) · 1 package'],
+      ['debian/bookworm', 'bookworm (Debian 12) · 3 packages'],
+      ['kali/kali-rolling', 'kali-rolling (kali) · 1 package'],
+    ]);
+  });
+  it('explains a codename no distribution has', () => {
+    expect(codenameNote('bookworm')).toBeUndefined();
+    expect(codenameNote('')).toBeUndefined();
+    expect(codenameNote('stable')).toMatch(/^"stable" is this repository's own suite name, not a distribution/);
   });
 });

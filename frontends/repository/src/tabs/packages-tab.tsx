@@ -73,13 +73,17 @@ export function PackagesTab(props: PackagesTabProps) {
   const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
   const [page, setPage] = useState(0);
+  // Only a changed search goes back to the first page: a timer started when the tab opens
+  // would otherwise undo a page turned within its delay.
   useEffect(() => {
+    const next = search.trim();
+    if (next === q) return;
     const timer = setTimeout(() => {
-      setQ(search.trim());
+      setQ(next);
       setPage(0);
     }, SEARCH_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [search]);
+  }, [search, q]);
   const packages = usePackages(workspaceId, repository.id, { q, page });
   const deletePackage = useDeletePackage(workspaceId, repository.id);
   const { download, busy, error, ready } = useDownload(props);
@@ -129,6 +133,7 @@ export function PackagesTab(props: PackagesTabProps) {
                   <th scope="col">Package</th>
                   <th scope="col">Version</th>
                   <th scope="col">Architecture</th>
+                  <th scope="col">Distribution</th>
                   <th scope="col">Size</th>
                   <th scope="col">Downloads</th>
                   <th scope="col">Published</th>
@@ -144,6 +149,7 @@ export function PackagesTab(props: PackagesTabProps) {
                     </td>
                     <td data-label="Version" className="pk-mono">{pkg.version}</td>
                     <td data-label="Architecture">{pkg.architecture}</td>
+                    <td data-label="Distribution" className="pk-mono">{pkg.distribution}</td>
                     <td data-label="Size">{formatBytes(pkg.sizeBytes)}</td>
                     <td data-label="Downloads">{pkg.downloads}</td>
                     <td data-label="Published">{formatDate(pkg.publishedAt)}</td>
