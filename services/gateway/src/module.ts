@@ -30,6 +30,20 @@ export const gatewayModule = defineModule({
       frontendsDir: ctx.config.consoleDir ?? defaultFrontendsDir,
       maxUploadBytes: ctx.config.maxUploadBytes,
     });
-    return { value: undefined };
+    return {
+      value: undefined,
+      // the one line a person starting Packyard looks for
+      start: async () => {
+        const url = consoleUrl(ctx.config.publicUrl, ctx.config.host, http.port());
+        ctx.logger.info({ url }, `Console at ${url}`);
+      },
+    };
   },
 });
+
+/** PUBLIC_URL, else this machine at the bound port (a wildcard address is reachable as localhost) */
+export function consoleUrl(publicUrl: string | undefined, host: string, port: number): string {
+  if (publicUrl) return `${publicUrl.replace(/\/+$/, '')}/`;
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}/`;
+}

@@ -63,6 +63,7 @@ export const SETTINGS = {
   grpcHost: text('GRPC_HOST', '127.0.0.1', 'gRPC listen address (0.0.0.0 in a cluster)'),
   grpcDeadlineMs: integer('GRPC_DEADLINE_MS', 10_000, 'deadline of every gRPC call between modules', 1),
   logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'log level'),
+  logFormat: oneOf('LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'] as const, 'log lines: one JSON object each, or human-readable (auto: human-readable when stdout is a terminal)'),
   publicUrl: text('PUBLIC_URL', undefined, 'origin users and apt/dnf reach Packyard at (e.g. https://packages.example.com); defaults to the request\'s Host'),
   eventStore: oneOf('EVENT_STORE', 'sqlite', ['sqlite', 'mongodb'] as const, 'event store and read models'),
   mongodbUrl: text('MONGODB_URL', undefined, 'MongoDB connection string (EVENT_STORE=mongodb)'),
