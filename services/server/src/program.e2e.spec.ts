@@ -174,7 +174,7 @@ describe('on a terminal (LOG_FORMAT=pretty, what a TTY gets by default)', () => 
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const url = /Console at (http:\/\/localhost:\d+\/)/.exec(output)![1];
-      expect(output).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} INFO  http-server: HTTP server listening port=\d+$/m);
+      expect(output).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} INFO {2}http-server: HTTP server listening port=\d+$/m);
       expect(output.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
       const page = await fetch(url);
       expect(page.status).toBe(200);

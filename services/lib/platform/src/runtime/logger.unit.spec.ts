@@ -28,14 +28,14 @@ describe('log lines', () => {
     const tty = collect(true);
     createLogger('info', 'packyard', 'auto', tty.out).info({ body: { token: 'pk_secret' } }, 'hello');
     await settle();
-    expect(tty.text()).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} INFO  hello body={"token":"\[redacted\]"}\n$/);
+    expect(tty.text()).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} INFO {2}hello body={"token":"\[redacted\]"}\n$/);
 
     const forced = collect(false);
     createLogger('info', 'packyard', 'pretty', forced.out).info('plain');
     const json = collect(true);
     createLogger('info', 'packyard', 'json', json.out).info('plain');
     await settle();
-    expect(forced.text()).toMatch(/INFO  plain\n$/);
+    expect(forced.text()).toMatch(/INFO {2}plain\n$/);
     expect(JSON.parse(json.text())).toMatchObject({ msg: 'plain' });
   });
 });
