@@ -358,6 +358,26 @@ describe('repository page (1280 px)', () => {
     await overviewListing(rpmRepo, 'el/9 (1)');
   });
 
+  it('Upload: the CI command the page shows uploads verbatim with an account token', async () => {
+    const { body: created } = await user.call('POST', '/tokens', { name: 'ci-upload', scopes: ['publish'] });
+    await page.goto(at(repoPath(rpmRepo, 'upload')));
+    await page.getByLabel('Distribution').selectOption('el/9');
+    const region = page.getByRole('region', { name: 'Upload from CI' });
+    await page.waitForFunction(() => document.querySelector('[aria-label="Upload from CI"] code')?.textContent?.includes('distribution=el/9'));
+    const command = await region.locator('code').innerText();
+    await region.getByRole('button', { name: 'Copy CI upload command' }).click();
+    expect(await clipboard()).toBe(command);
+    expect(command).toContain(`${program.url}/api/v1/workspaces/${workspaceId}/repos/${rpmRepo.id}/upload?wait=published`);
+
+    // the file name the command names, in a folder of its own, as a CI job's checkout would have it
+    const ci = join(work, 'ci');
+    await mkdir(ci, { recursive: true });
+    const built = await buildRpm({ name: 'ci-hello', version: '1.0', release: '1', arch: 'noarch' }, ci);
+    execFileSync('mv', [built, join(ci, 'my-package-1.0-1.x86_64.rpm')]);
+    const output = execFileSync('bash', ['-c', command], { cwd: ci, env: { ...process.env, PACKYARD_TOKEN: created.token }, encoding: 'utf8' });
+    expect(JSON.parse(output)).toMatchObject({ name: 'ci-hello', distribution: 'el/9' });
+  });
+
   it('Install: tokens — create form, mask, show, copy; instructions with codename and component', async () => {
     await page.goto(at(repoPath(debRepo, 'install')));
     await visible('No tokens created yet.');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   canCreateRepoToken,
   canStartUpload,
+  ciUploadCommand,
   debKeyCommand,
   codenameNote,
   distributionChoices,
@@ -80,6 +81,20 @@ describe('upload', () => {
     expect(uploadStatusText({ status: 'uploading', progress: 42 })).toBe('Uploading... 42%');
     expect(uploadStatusText({ status: 'completed', progress: 100 })).toBe('Upload complete');
     expect(uploadStatusText({ status: 'error', progress: 0 })).toBe('Upload failed');
+  });
+});
+
+describe('uploads from CI', () => {
+  it('puts the distribution before the file and waits for publication', () => {
+    expect(ciUploadCommand('https://pkgs.example.com/', 'w 1', { id: 'r1', kind: 'DEB' }, 'debian/bookworm')).toBe(
+      [
+        'curl -fsS -H "Authorization: Bearer $PACKYARD_TOKEN" \\',
+        '  -F distribution=debian/bookworm \\',
+        '  -F file=@./my-package_1.0_amd64.deb \\',
+        "  'https://pkgs.example.com/api/v1/workspaces/w%201/repos/r1/upload?wait=published'",
+      ].join('\n'),
+    );
+    expect(ciUploadCommand('http://h', 'w', { id: 'r2', kind: 'RPM' }, '')).toContain('-F distribution=el/9 \\\n  -F file=@./my-package-1.0-1.x86_64.rpm');
   });
 });
 
