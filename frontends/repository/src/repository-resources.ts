@@ -54,6 +54,9 @@ export interface RepoToken {
   usageCount: number;
 }
 
+/** the API's largest page (packages route: size at most 100) */
+const ALL_PACKAGES_PAGE_SIZE = 100;
+
 export const packageKeys = {
   all: ['packages'] as const,
   inRepository: (workspaceId: string, repositoryId: string) => [...packageKeys.all, workspaceId, repositoryId] as const,
@@ -82,6 +85,24 @@ export function usePackages(workspaceId: string, repositoryId: string, filters: 
       queryKey: packageKeys.list(workspaceId, repositoryId, filters),
       queryFn: () => api.get<PackagePage>(`${repositoryPath(workspaceId, repositoryId)}/packages`, { query: { q: filters.q, page: filters.page, size: PACKAGE_PAGE_SIZE } }),
       placeholderData: keepPreviousData,
+    }),
+  );
+}
+
+/** Every package of a repository (the browse view groups them by distribution), in pages of the API's largest size. */
+export function useAllPackages(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  return useQuery(
+    queryOptions({
+      queryKey: [...packageKeys.inRepository(workspaceId, repositoryId), 'all'] as const,
+      queryFn: async () => {
+        const items: RepositoryPackage[] = [];
+        for (let page = 0; ; page += 1) {
+          const answer = await api.get<PackagePage>(`${repositoryPath(workspaceId, repositoryId)}/packages`, { query: { q: '', page, size: ALL_PACKAGES_PAGE_SIZE } });
+          items.push(...answer.items);
+          if (answer.items.length < ALL_PACKAGES_PAGE_SIZE || items.length >= answer.total) return items;
+        }
+      },
     }),
   );
 }

@@ -4,6 +4,9 @@ import {
   canStartUpload,
   ciUploadCommand,
   debKeyCommand,
+  distributionEntryPoint,
+  isBrowsePath,
+  packagesIn,
   codenameNote,
   distributionChoices,
   installComponents,
@@ -95,6 +98,22 @@ describe('uploads from CI', () => {
       ].join('\n'),
     );
     expect(ciUploadCommand('http://h', 'w', { id: 'r2', kind: 'RPM' }, '')).toContain('-F distribution=el/9 \\\n  -F file=@./my-package-1.0-1.x86_64.rpm');
+  });
+});
+
+describe('browse view', () => {
+  it('shows in an index what apt or dnf sees there, and where they start reading', () => {
+    const packages = [
+      { name: 'own', distribution: 'debian/bookworm' },
+      { name: 'distro-wide', distribution: 'debian/any-version' },
+      { name: 'everywhere', distribution: 'any-distro/any-version' },
+      { name: 'elsewhere', distribution: 'ubuntu/noble' },
+    ];
+    expect(packagesIn(packages, 'debian', 'bookworm').map((pkg) => pkg.name)).toEqual(['own', 'distro-wide', 'everywhere']);
+    expect(packagesIn(packages, 'ubuntu', 'jammy').map((pkg) => pkg.name)).toEqual(['everywhere']);
+    expect(distributionEntryPoint('http://h/deb/ws/tools/', 'DEB', 'debian', 'bookworm')).toBe('http://h/deb/ws/tools/debian/dists/bookworm/InRelease');
+    expect(distributionEntryPoint('http://h/rpm/ws/rpms', 'RPM', 'el', '9')).toBe('http://h/rpm/ws/rpms/el/9/repodata/repomd.xml');
+    expect([isBrowsePath('browse'), isBrowsePath('packages'), isBrowsePath(undefined)]).toEqual([true, false, false]);
   });
 });
 

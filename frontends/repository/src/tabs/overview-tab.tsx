@@ -1,9 +1,11 @@
 import { Button, Card, CodeBlock, copyText, formatBytes, formatDate, type Repository, Select } from '@packyard/console-kit';
 import { useState } from 'react';
-import { codenameNote, displayValue, distributionChoices } from '../repository-rules';
+import { useNavigate } from 'react-router-dom';
+import { BROWSE_SEGMENT, codenameNote, displayValue, distributionChoices } from '../repository-rules';
 import { useSnippets } from '../repository-resources';
 
-export function OverviewTab({ repository }: { repository: Repository }) {
+export function OverviewTab({ workspaceId, repository }: { workspaceId: string; repository: Repository }) {
+  const navigate = useNavigate();
   const defaults = useSnippets(repository.id);
   // DEB: the setup text for another distribution that holds packages, once one is picked
   const [picked, setPicked] = useState<string>();
@@ -55,7 +57,7 @@ export function OverviewTab({ repository }: { repository: Repository }) {
           </dd>
         </dl>
         <div className="pk-row pk-repo-actions">
-          <Button icon="external" disabled={!repositoryUrl} onClick={() => repositoryUrl && window.open(repositoryUrl, '_blank', 'noopener,noreferrer')}>
+          <Button icon="external" onClick={() => navigate(`/workspaces/${workspaceId}/repos/${repository.id}/${BROWSE_SEGMENT}`)}>
             View Public Repository
           </Button>
           <Button icon={copied ? 'check' : 'copy'} disabled={!repositoryUrl} onClick={copyUrl} aria-live="polite">
