@@ -160,7 +160,12 @@ describe('repository page (1280 px)', () => {
     await button('Copy Repository URL').click();
     await visible('Copied');
     expect(await clipboard()).toBe(`${program.url}/deb/acme/${debRepo.name}`);
-    expect(await openedByClick(button('View Public Repository'))).toBe(`${program.url}/deb/acme/${debRepo.name}`);
+    // the owner's view of what apt sees (the edge itself wants a token and has no listing)
+    await button('View Public Repository').click();
+    await waitForPath(page, repoPath(debRepo, 'browse'));
+    await visible('Nothing published yet');
+    expect(await page.getByTestId('repository-url').innerText()).toBe(`${program.url}/deb/acme/${debRepo.name}`);
+    await page.goBack();
     await button('Copy Repository URL').waitFor();
     await screenshot(page, 'repository-overview');
   });
@@ -355,6 +360,22 @@ describe('repository page (1280 px)', () => {
     await overviewListing(debRepo, 'debian/bookworm (2)');
     expect(await page.getByLabel('Distribution').locator('option').allInnerTexts()).toEqual(['bookworm (Debian 12) · 2 packages']);
     expect(await page.locator('.pk-code code').first().innerText()).toContain(`${program.url}/deb/acme/${debRepo.name}/debian bookworm main`);
+
+    // the browsable view: each distribution, where apt starts reading it, and its packages
+    await button('View Public Repository').click();
+    await waitForPath(page, repoPath(debRepo, 'browse'));
+    const bookworm = page.getByRole('region', { name: 'debian/bookworm' });
+    await bookworm.waitFor();
+    const entryPoint = `${program.url}/deb/acme/${debRepo.name}/debian/dists/bookworm/InRelease`;
+    expect(await bookworm.innerText()).toContain(entryPoint);
+    const listed = await bookworm.getByRole('table', { name: 'Packages in debian/bookworm' }).locator('tbody tr').allInnerTexts();
+    expect(listed.map((row) => row.split(/\s+/)[0]).sort()).toEqual(['big-data', 'hello-packyard']);
+    const { body: reader } = await user.call('POST', '/tokens', { name: 'browse-check', scopes: ['read'] });
+    const served = await fetch(entryPoint, { headers: { authorization: `Basic ${Buffer.from(`${reader.token}:`).toString('base64')}` } });
+    expect(served.status).toBe(200);
+    expect(await served.text()).toMatch(/^Codename: bookworm$/m);
+    await screenshot(page, 'repository-browse');
+
     await overviewListing(rpmRepo, 'el/9 (1)');
   });
 
