@@ -4,6 +4,8 @@ import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router-d
 import { isNavigationItemActive } from './navigation-rules';
 import './shell.css';
 
+const API_REFERENCE_PATH = '/api/docs';
+
 function Sidebar({ open, onNavigate }: { open: boolean; onNavigate: () => void }) {
   const { navigation, session } = useConsole();
   const { pathname } = useLocation();
@@ -38,6 +40,11 @@ function Sidebar({ open, onNavigate }: { open: boolean; onNavigate: () => void }
         })}
       </nav>
       <div className="pk-sidebar__footer">
+        {/* the API the console itself calls, for scripts and CI (served by the gateway) */}
+        <a className="pk-nav__link" href={API_REFERENCE_PATH} target="_blank" rel="noopener noreferrer">
+          <Icon name="external" />
+          API reference
+        </a>
         <div className="pk-user">
           <span className="pk-user__avatar" aria-hidden="true">
             <Icon name="user" size={16} />

@@ -34,6 +34,7 @@ interface Snippets {
   publicKeyUrl: string;
   repositoryUrl: string;
   setupCommands: { oneLiner: string; downloadScript: string; makeExecutable: string; runInstaller: string };
+  distributions: { distro: string; version: string; packageCount: number }[];
 }
 
 const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
@@ -202,6 +203,53 @@ describe('apt, dnf and zypper install from Packyard', () => {
     }
     expect(failures).toEqual([]);
   }, 300_000);
+
+  it('the installer on Debian bookworm goes where the packages are: the machine’s own when the choice has none, else it names the ones that exist', async () => {
+    const here = await createRepository('stocked-here', 'DEB', 'stable');
+    const elsewhere = await createRepository('stocked-elsewhere', 'DEB', 'stable');
+    const { token: hereToken } = await createToken(here.id, 'e2e-here');
+    const { token: elsewhereToken } = await createToken(elsewhere.id, 'e2e-elsewhere');
+    await upload(here.id, await buildDeb({ name: 'packyard-here', version: '1.0.0', arch: 'all' }, packagesDir), 'debian/bookworm');
+    await upload(elsewhere.id, await buildDeb({ name: 'packyard-elsewhere', version: '1.0.0', arch: 'all' }, packagesDir), 'ubuntu/noble');
+
+    // the console's default is where the packages are, not noble or the codename "stable"
+    const stocked = await waitFor('the edge to know where the packages are', async () => {
+      const found = await snippets(here.id);
+      return found.distributions.length > 0 ? found : undefined;
+    });
+    expect(stocked.distributions).toEqual([{ distro: 'debian', version: 'bookworm', packageCount: 1 }]);
+    expect(stocked.apt).toContain(`${stocked.repositoryUrl}/debian bookworm main`);
+
+    // noble chosen, nothing there: this bookworm machine gets its own distribution, which has the package
+    const root = await debianRoot();
+    const noble = await snippets(here.id, { codename: 'noble', component: 'main' });
+    const fellBack = await runInRoot(root, noble.setupCommands.oneLiner.replace('YOUR_TOKEN', hereToken));
+    expect(fellBack.code).toBe(0);
+    expect(fellBack.stderr).toContain("has no packages for ubuntu/noble; using this machine's debian/bookworm");
+    expect(await readFile(join(root.path, 'etc/apt/sources.list.d/stocked-here.list'), 'utf8')).toContain(`${stocked.repositoryUrl}/debian bookworm main`);
+    expect((await aptGet(root, ['install', '-y', 'packyard-here'])).code).toBe(0);
+
+    // bookworm chosen, packages only for ubuntu/noble: a message that names them, nothing written
+    await waitFor('the edge to know where the packages are', async () => ((await snippets(elsewhere.id)).distributions.length > 0 ? true : undefined));
+    const bookworm = await snippets(elsewhere.id, { codename: 'bookworm', component: 'main' });
+    const refused = await runInRoot(root, bookworm.setupCommands.oneLiner.replace('YOUR_TOKEN', elsewhereToken));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('stocked-elsewhere has no packages for debian/bookworm (this machine runs debian/bookworm); it has packages for: ubuntu/noble.');
+    expect((await runInRoot(root, 'ls /etc/apt/sources.list.d')).stdout).not.toContain('stocked-elsewhere');
+  }, 300_000);
+
+  it('the RPM installer names the distributions that hold packages when this machine’s has none', async () => {
+    const repository = await createRepository('fedora-only', 'RPM');
+    const { token } = await createToken(repository.id, 'e2e-fedora');
+    await upload(repository.id, await buildRpm({ name: 'packyard-fedora', version: '1.0.0', release: '1', arch: 'noarch' }, packagesDir), 'fedora/39');
+    await waitFor('the edge to know where the packages are', async () => ((await snippets(repository.id)).distributions.length > 0 ? true : undefined));
+    const scriptUrl = /'(http[^']+)'/.exec((await snippets(repository.id)).setupCommands.oneLiner)![1];
+    const rocky = await dnfRoot();
+    rpmRoots.push(rocky);
+    const refused = await installWithRpmScript(rocky, scriptUrl, token);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('fedora-only has no packages for el/9 (this machine, rocky 9.4); it has packages for: fedora/39.');
+  }, 120_000);
 
   it('dnf installs an uploaded noarch rpm for el/9 with repo_gpgcheck=1; zypper refreshes and verifies repomd.xml', async () => {
     const repository = await createRepository('rpms', 'RPM');

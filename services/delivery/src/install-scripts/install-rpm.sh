@@ -12,6 +12,8 @@
 #   @FILE_STEM@        file-name-safe repository name: repository id and file names
 #   @REPOSITORY_URL@   {origin}/rpm/{workspaceSlug}/{repoName}
 #   @PUBLIC_KEY_URL@   the repository's armored public key (gpgkey=)
+#   @STOCKED@          the distro/version pairs whose index held packages when the script was
+#                      served, space-separated; empty before the first upload
 #
 # Trust model: repo_gpgcheck=1 makes dnf/yum/zypper verify repodata/repomd.xml against the
 # repository key, and the signed repomd.xml pins the SHA-256 of every metadata file, which
@@ -26,6 +28,7 @@ REPOSITORY_NAME=@REPOSITORY_NAME@
 FILE_STEM=@FILE_STEM@
 REPOSITORY_URL=@REPOSITORY_URL@
 PUBLIC_KEY_URL=@PUBLIC_KEY_URL@
+STOCKED=@STOCKED@
 
 ROOT="${PACKYARD_INSTALL_ROOT:-}"
 step="starting"
@@ -81,6 +84,12 @@ case "$family" in
   tumbleweed) distro_path="opensuse/tumbleweed" ;;
   leap) distro_path="opensuse/leap-${version_id}" ;;
   *) fail "unsupported distribution '${os_id}': install-rpm.sh supports RHEL-compatible systems, Fedora, Amazon Linux and openSUSE/SLES; use install-deb.sh on Debian or Ubuntu" ;;
+esac
+# Every distribution is published, empty ones too: a machine whose own has no packages
+# would be set up and then find nothing to install, so it is told where the packages are.
+case " ${STOCKED} " in
+  "  " | *" ${distro_path} "*) ;;
+  *) fail "${REPOSITORY_NAME} has no packages for ${distro_path} (this machine, ${os_id} ${version_id}); it has packages for: ${STOCKED// /, }. Upload packages for ${distro_path} (or any-distro/any-version)." ;;
 esac
 base_url="${REPOSITORY_URL}/${distro_path}"
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { PackyardError } from '../errors/errors';
@@ -101,7 +101,8 @@ export function createHttpServer(options: {
         },
       ).setTimeout(timeouts.idleMs),
     loggerInstance: options.logger,
-    disableRequestLogging: true,
+    // no log line per request: the metrics hooks count and time them
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
