@@ -203,7 +203,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
     expect(failures).toEqual([]);
   }, 300_000);
 
-  it('dnf installs an uploaded noarch rpm for el/9 with repo_gpgcheck=1; zypper refreshes and verifies repomd.xml', async () => {
+  it('dnf installs an uploaded noarch rpm for el/9 with gpgcheck=1 and repo_gpgcheck=1, the served rpm passes rpm -K; zypper installs it with pkg_gpgcheck=1', async () => {
     const repository = await createRepository('rpms', 'RPM');
     const { token } = await createToken(repository.id, 'e2e-rpm');
     await upload(repository.id, await buildRpm({ name: 'packyard-hello', version: '1.0.0', release: '1', arch: 'noarch' }, packagesDir), 'el/9');
@@ -224,6 +224,22 @@ describe('apt, dnf and zypper install from Packyard', () => {
     expect(installed.code).toBe(0);
     const query = await runCommand('rpm', ['--root', dnfHome.path, '-q', '--qf', '%{VERSION}-%{RELEASE}', 'packyard-hello']);
     expect(query.stdout).toBe('1.0.0-1');
+    // the file delivery serves carries the repository's header signature: rpm -K (with the key
+    // dnf imported from gpgkey=) checks it, and it fails where the key is unknown
+    const served = await fetch(`${el9.baseUrl}/Packages/el/9/p/packyard-hello-1.0.0-1.noarch.rpm`, { headers: { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` } });
+    expect(served.status).toBe(200);
+    const servedFile = join(packagesDir, 'served-packyard-hello.rpm');
+    await writeFile(servedFile, Buffer.from(await served.arrayBuffer()));
+    const checked = await runCommand('rpm', ['--root', dnfHome.path, '-Kv', servedFile]);
+    expect(checked.stdout).toMatch(/Header V4 RSA\/SHA256 Signature, key ID [0-9a-f]{8}: OK/);
+    expect(checked.code).toBe(0);
+    const untrusting = await mkdtemp(join(tmpdir(), 'packyard-rpmdb-'));
+    try {
+      await runCommand('rpm', ['--dbpath', untrusting, '--initdb']);
+      expect((await runCommand('rpm', ['--dbpath', untrusting, '-K', servedFile])).stdout).toContain('SIGNATURES NOT OK');
+    } finally {
+      await rm(untrusting, { recursive: true, force: true });
+    }
 
     // the product's own installer, as the one-liner runs it, aimed at an EL 9 root
     const scriptUrl = /'(http[^']+)'/.exec((await snippets(repository.id)).setupCommands.oneLiner)![1];
@@ -238,8 +254,11 @@ describe('apt, dnf and zypper install from Packyard', () => {
     rpmRoots.push(zypperHome);
     const refreshed = await zypper(zypperHome, ['--gpg-auto-import-keys', 'refresh', 'rpms']);
     expect(refreshed.code).toBe(0);
-    const search = await zypper(zypperHome, ['search', 'packyard-hello']);
-    expect(search.stdout).toContain('packyard-hello');
+    const zypperInstall = await zypper(zypperHome, ['install', 'packyard-hello']);
+    expect(zypperInstall.stdout + zypperInstall.stderr).not.toMatch(/signature verification failed|NOKEY/i);
+    expect(zypperInstall.code).toBe(0);
+    const zypperQuery = await runCommand('rpm', ['--root', zypperHome.path, '-q', '--qf', '%{VERSION}-%{RELEASE}', 'packyard-hello']);
+    expect(zypperQuery.stdout).toBe('1.0.0-1');
   }, 300_000);
 
   it('wrong, missing and revoked tokens fail with 401 in apt and dnf; an account token with read works', async () => {

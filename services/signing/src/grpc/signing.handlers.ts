@@ -1,13 +1,14 @@
 import type { ServiceImplementation } from 'nice-grpc';
+import { RPM_HEADER_MAGIC } from '@packyard/formats';
 import { forbidden, invalid, type CallerContext } from '@packyard/platform';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
-import { clearsign, detachSign, publicKeyBinary } from '../domain';
+import { clearsign, detachSign, publicKeyBinary, signRpmHeader } from '../domain';
 import type { KeyRing } from '../keys/key-ring';
 
 const MODES = new Set(['clearsign', 'detached', 'detached-armored']);
 
 /**
- * Sign is for modules only (repository publishes); the public key is public (it is served
+ * Sign is for modules only (repository publishes, artifact signs uploaded .rpm headers); the public key is public (it is served
  * at the repository's publicKeyUrl), so any caller may read it.
  */
 export function signingHandlers(keys: KeyRing): ServiceImplementation<typeof SigningServiceDefinition, CallerContext> {
@@ -36,6 +37,14 @@ export function signingHandlers(keys: KeyRing): ServiceImplementation<typeof Sig
         detachedArmored: Buffer.from(detachedArmored ?? '', 'utf8'),
         keyFingerprint: key.fingerprint,
       };
+    },
+
+    async signRpmHeader(request, { caller }) {
+      if (caller.kind !== 'system') throw forbidden('Only Packyard modules may sign');
+      // a signature over anything but an rpm header would be a signing oracle for other formats
+      if (!RPM_HEADER_MAGIC.equals(request.header.subarray(0, 4))) throw invalid('PACKYARD_SIGNING_NOT_AN_RPM_HEADER', 'The data to sign is not an rpm header');
+      const key = await keys.key(request.repositoryId);
+      return { signature: Buffer.from(await signRpmHeader(request.header, key.privateKey)), keyFingerprint: key.fingerprint };
     },
   };
 }

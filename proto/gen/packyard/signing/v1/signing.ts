@@ -33,6 +33,18 @@ export interface SignResponse {
   keyFingerprint: string;
 }
 
+export interface SignRpmHeaderRequest {
+  repositoryId: string;
+  /** the main header as stored in the package: magic through the end of its data store */
+  header: Buffer;
+}
+
+export interface SignRpmHeaderResponse {
+  /** one OpenPGP signature packet */
+  signature: Buffer;
+  keyFingerprint: string;
+}
+
 function createBaseGetPublicKeyRequest(): GetPublicKeyRequest {
   return { repositoryId: "" };
 }
@@ -442,6 +454,184 @@ export const SignResponse: MessageFns<SignResponse> = {
   },
 };
 
+function createBaseSignRpmHeaderRequest(): SignRpmHeaderRequest {
+  return { repositoryId: "", header: Buffer.alloc(0) };
+}
+
+export const SignRpmHeaderRequest: MessageFns<SignRpmHeaderRequest> = {
+  encode(message: SignRpmHeaderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.header.length !== 0) {
+      writer.uint32(18).bytes(message.header);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignRpmHeaderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignRpmHeaderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.header = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignRpmHeaderRequest {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      header: isSet(object.header) ? Buffer.from(bytesFromBase64(object.header)) : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: SignRpmHeaderRequest): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.header.length !== 0) {
+      obj.header = base64FromBytes(message.header);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignRpmHeaderRequest>): SignRpmHeaderRequest {
+    return SignRpmHeaderRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignRpmHeaderRequest>): SignRpmHeaderRequest {
+    const message = createBaseSignRpmHeaderRequest();
+    message.repositoryId = object.repositoryId ?? "";
+    message.header = object.header ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
+function createBaseSignRpmHeaderResponse(): SignRpmHeaderResponse {
+  return { signature: Buffer.alloc(0), keyFingerprint: "" };
+}
+
+export const SignRpmHeaderResponse: MessageFns<SignRpmHeaderResponse> = {
+  encode(message: SignRpmHeaderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.signature.length !== 0) {
+      writer.uint32(10).bytes(message.signature);
+    }
+    if (message.keyFingerprint !== "") {
+      writer.uint32(18).string(message.keyFingerprint);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignRpmHeaderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignRpmHeaderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.signature = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyFingerprint = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignRpmHeaderResponse {
+    return {
+      signature: isSet(object.signature) ? Buffer.from(bytesFromBase64(object.signature)) : Buffer.alloc(0),
+      keyFingerprint: isSet(object.keyFingerprint)
+        ? globalThis.String(object.keyFingerprint)
+        : isSet(object.key_fingerprint)
+        ? globalThis.String(object.key_fingerprint)
+        : "",
+    };
+  },
+
+  toJSON(message: SignRpmHeaderResponse): unknown {
+    const obj: any = {};
+    if (message.signature.length !== 0) {
+      obj.signature = base64FromBytes(message.signature);
+    }
+    if (message.keyFingerprint !== "") {
+      obj.keyFingerprint = message.keyFingerprint;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignRpmHeaderResponse>): SignRpmHeaderResponse {
+    return SignRpmHeaderResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignRpmHeaderResponse>): SignRpmHeaderResponse {
+    const message = createBaseSignRpmHeaderResponse();
+    message.signature = object.signature ?? Buffer.alloc(0);
+    message.keyFingerprint = object.keyFingerprint ?? "";
+    return message;
+  },
+};
+
 export type SigningServiceDefinition = typeof SigningServiceDefinition;
 export const SigningServiceDefinition = {
   name: "SigningService",
@@ -467,6 +657,20 @@ export const SigningServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The OpenPGP signature rpm stores as RPMSIGTAG_RSA (SHA-256, the repository's RSA-4096
+     * key) over an uploaded package's main header. The header itself travels, not a digest:
+     * an OpenPGP v4 signature hashes its own trailer after the data, so a finished digest of
+     * the header alone cannot be signed.
+     */
+    signRpmHeader: {
+      name: "SignRpmHeader",
+      requestType: SignRpmHeaderRequest as typeof SignRpmHeaderRequest,
+      requestStream: false,
+      responseType: SignRpmHeaderResponse as typeof SignRpmHeaderResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -477,6 +681,16 @@ export interface SigningServiceImplementation<CallContextExt = {}> {
    * armored detached signature for repomd.xml.
    */
   sign(request: SignRequest, context: CallContext & CallContextExt): Promise<DeepPartial<SignResponse>>;
+  /**
+   * The OpenPGP signature rpm stores as RPMSIGTAG_RSA (SHA-256, the repository's RSA-4096
+   * key) over an uploaded package's main header. The header itself travels, not a digest:
+   * an OpenPGP v4 signature hashes its own trailer after the data, so a finished digest of
+   * the header alone cannot be signed.
+   */
+  signRpmHeader(
+    request: SignRpmHeaderRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SignRpmHeaderResponse>>;
 }
 
 export interface SigningServiceClient<CallOptionsExt = {}> {
@@ -486,6 +700,16 @@ export interface SigningServiceClient<CallOptionsExt = {}> {
    * armored detached signature for repomd.xml.
    */
   sign(request: DeepPartial<SignRequest>, options?: CallOptions & CallOptionsExt): Promise<SignResponse>;
+  /**
+   * The OpenPGP signature rpm stores as RPMSIGTAG_RSA (SHA-256, the repository's RSA-4096
+   * key) over an uploaded package's main header. The header itself travels, not a digest:
+   * an OpenPGP v4 signature hashes its own trailer after the data, so a finished digest of
+   * the header alone cannot be signed.
+   */
+  signRpmHeader(
+    request: DeepPartial<SignRpmHeaderRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SignRpmHeaderResponse>;
 }
 
 function bytesFromBase64(b64: string): Uint8Array {

@@ -65,7 +65,7 @@ describe('dnf and zypper against a signed RPM repository', () => {
     }
   }
 
-  it('dnf installs a noarch package with repo_gpgcheck=1 after importing the key from gpgkey=', async () => {
+  it('dnf installs a signed noarch package with gpgcheck=1 and repo_gpgcheck=1 after importing the key from gpgkey=', async () => {
     const root = track(await dnfRoot(repository('el/9')));
     const result = await dnf(root, ['install', packageName]);
     expect(result.code).toBe(0);
@@ -114,6 +114,7 @@ describe('dnf and zypper against a signed RPM repository', () => {
     const repoText = await readFile(repoFile, 'utf8');
     expect(repoText).toContain(`baseurl=${reference.rpmRepositoryUrl}/el/9\n`);
     expect(repoText).toMatch(/^repo_gpgcheck=1$/m);
+    expect(repoText).toMatch(/^gpgcheck=1$/m);
     expect(repoText).toMatch(/^skip_if_unavailable=False$/m);
 
     expect((await dnf(root, ['install', packageName])).code).toBe(0);
