@@ -80,8 +80,16 @@ describe('apt, dnf and zypper install from Packyard', () => {
     return JSON.parse(text) as { id: string };
   };
 
-  const createRepository = (name: string, kind: 'DEB' | 'RPM', codename = 'bookworm', component = 'main') =>
-    api<{ id: string; name: string }>('POST', `/workspaces/${workspace.id}/repos`, { name, kind, codename, component });
+  const createRepository = async (name: string, kind: 'DEB' | 'RPM', codename = 'bookworm', component = 'main') => {
+    const repository = await api<{ id: string; name: string }>('POST', `/workspaces/${workspace.id}/repos`, { name, kind, codename, component });
+    // an .rpm upload is signed with the repository key, which takes its 3-7 s of RSA-4096
+    // generation (far more on a loaded machine) right after creation: wait until it is served
+    if (kind === 'RPM') {
+      const { publicKeyUrl } = await snippets(repository.id);
+      await waitFor('the repository key', async () => ((await fetch(publicKeyUrl)).status === 200 ? true : undefined), 60_000);
+    }
+    return repository;
+  };
   const createToken = (repositoryId: string, name: string) => api<{ id: string; token: string }>('POST', `/repos/${repositoryId}/tokens`, { name });
   const snippets = (repositoryId: string, query: Record<string, string> = {}) =>
     api<Snippets>('GET', `/repos/${repositoryId}/snippets?${new URLSearchParams(query)}`);
@@ -259,6 +267,29 @@ describe('apt, dnf and zypper install from Packyard', () => {
     expect(zypperInstall.code).toBe(0);
     const zypperQuery = await runCommand('rpm', ['--root', zypperHome.path, '-q', '--qf', '%{VERSION}-%{RELEASE}', 'packyard-hello']);
     expect(zypperQuery.stdout).toBe('1.0.0-1');
+  }, 300_000);
+
+  it('dnf resolves and shows the dependencies of packages built in ISO-8859-1 by their characters', async () => {
+    const repository = await createRepository('latin1', 'RPM');
+    const { token } = await createToken(repository.id, 'e2e-latin1');
+    const requirement = '\u00e0\u00e1\u00e2\u00e3\u00e4\u00e5\u00e7';
+    await upload(repository.id, await buildRpm({ name: 'packyard-latin-provider', version: '1.0', release: '1', arch: 'noarch', encoding: 'latin1', provides: [requirement] }, packagesDir), 'el/9');
+    await upload(
+      repository.id,
+      await buildRpm({ name: 'packyard-latin-consumer', version: '1.0', release: '1', arch: 'noarch', encoding: 'latin1', summary: 'Caf\u00e9 cr\u00e8me', requires: [requirement] }, packagesDir),
+      'el/9',
+    );
+    const { repositoryUrl, publicKeyUrl } = await snippets(repository.id);
+    const home = await dnfRoot({ id: 'latin1', baseUrl: `${repositoryUrl}/el/9`, publicKeyUrl, token });
+    rpmRoots.push(home);
+
+    const requires = await dnf(home, ['repoquery', '--requires', 'packyard-latin-consumer']);
+    expect(requires.stdout.split('\n')).toContain(requirement);
+    expect((await dnf(home, ['info', 'packyard-latin-consumer'])).stdout).toMatch(/^Summary\s+: Café crème$/m);
+    const installed = await dnf(home, ['install', 'packyard-latin-consumer']);
+    expect(installed.code).toBe(0);
+    const query = await runCommand('rpm', ['--root', home.path, '-q', 'packyard-latin-provider']);
+    expect(query.stdout.trim()).toBe('packyard-latin-provider-1.0-1.noarch');
   }, 300_000);
 
   it('wrong, missing and revoked tokens fail with 401 in apt and dnf; an account token with read works', async () => {
