@@ -13,10 +13,40 @@ export interface GetPublicKeyRequest {
 }
 
 export interface PublicKey {
+  /**
+   * every key of the repository (current, the one it replaces while both sign, retired
+   * ones that still verify packages signed before), one armored block each
+   */
   armored: string;
+  /** the current key's */
   fingerprint: string;
-  /** the binary keyring apt's signed-by=/…/<repo>.gpg needs */
+  /** the same keys as a binary keyring: what apt's signed-by=/…/<repo>.gpg needs */
   binary: Buffer;
+}
+
+export interface ListKeysRequest {
+  repositoryId: string;
+}
+
+export interface ListKeysResponse {
+  keys: SigningKeyInfo[];
+}
+
+export interface SigningKeyInfo {
+  fingerprint: string;
+  algorithm: string;
+  createdAt: string;
+  /** empty: never expires (keys made before keys had an expiry) */
+  expiresAt: string;
+  /** "current" | "previous" (still signs until signs_until) | "retired" */
+  status: string;
+  signsUntil: string;
+}
+
+export interface RollKeyRequest {
+  repositoryId: string;
+  /** how long the old key keeps signing beside the new one; 0: the configured default */
+  overlapSeconds: number;
 }
 
 export interface SignRequest {
@@ -215,6 +245,402 @@ export const PublicKey: MessageFns<PublicKey> = {
     message.armored = object.armored ?? "";
     message.fingerprint = object.fingerprint ?? "";
     message.binary = object.binary ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
+function createBaseListKeysRequest(): ListKeysRequest {
+  return { repositoryId: "" };
+}
+
+export const ListKeysRequest: MessageFns<ListKeysRequest> = {
+  encode(message: ListKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListKeysRequest {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListKeysRequest): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListKeysRequest>): ListKeysRequest {
+    return ListKeysRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListKeysRequest>): ListKeysRequest {
+    const message = createBaseListKeysRequest();
+    message.repositoryId = object.repositoryId ?? "";
+    return message;
+  },
+};
+
+function createBaseListKeysResponse(): ListKeysResponse {
+  return { keys: [] };
+}
+
+export const ListKeysResponse: MessageFns<ListKeysResponse> = {
+  encode(message: ListKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      SigningKeyInfo.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(SigningKeyInfo.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListKeysResponse {
+    return {
+      keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => SigningKeyInfo.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListKeysResponse): unknown {
+    const obj: any = {};
+    if (message.keys?.length) {
+      obj.keys = message.keys.map((e) => SigningKeyInfo.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListKeysResponse>): ListKeysResponse {
+    return ListKeysResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListKeysResponse>): ListKeysResponse {
+    const message = createBaseListKeysResponse();
+    message.keys = object.keys?.map((e) => SigningKeyInfo.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSigningKeyInfo(): SigningKeyInfo {
+  return { fingerprint: "", algorithm: "", createdAt: "", expiresAt: "", status: "", signsUntil: "" };
+}
+
+export const SigningKeyInfo: MessageFns<SigningKeyInfo> = {
+  encode(message: SigningKeyInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fingerprint !== "") {
+      writer.uint32(10).string(message.fingerprint);
+    }
+    if (message.algorithm !== "") {
+      writer.uint32(18).string(message.algorithm);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(26).string(message.createdAt);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(34).string(message.expiresAt);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.signsUntil !== "") {
+      writer.uint32(50).string(message.signsUntil);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SigningKeyInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSigningKeyInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fingerprint = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.algorithm = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.signsUntil = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SigningKeyInfo {
+    return {
+      fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
+      algorithm: isSet(object.algorithm) ? globalThis.String(object.algorithm) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      signsUntil: isSet(object.signsUntil)
+        ? globalThis.String(object.signsUntil)
+        : isSet(object.signs_until)
+        ? globalThis.String(object.signs_until)
+        : "",
+    };
+  },
+
+  toJSON(message: SigningKeyInfo): unknown {
+    const obj: any = {};
+    if (message.fingerprint !== "") {
+      obj.fingerprint = message.fingerprint;
+    }
+    if (message.algorithm !== "") {
+      obj.algorithm = message.algorithm;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.signsUntil !== "") {
+      obj.signsUntil = message.signsUntil;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SigningKeyInfo>): SigningKeyInfo {
+    return SigningKeyInfo.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SigningKeyInfo>): SigningKeyInfo {
+    const message = createBaseSigningKeyInfo();
+    message.fingerprint = object.fingerprint ?? "";
+    message.algorithm = object.algorithm ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    message.status = object.status ?? "";
+    message.signsUntil = object.signsUntil ?? "";
+    return message;
+  },
+};
+
+function createBaseRollKeyRequest(): RollKeyRequest {
+  return { repositoryId: "", overlapSeconds: 0 };
+}
+
+export const RollKeyRequest: MessageFns<RollKeyRequest> = {
+  encode(message: RollKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.overlapSeconds !== 0) {
+      writer.uint32(16).uint32(message.overlapSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RollKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRollKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.overlapSeconds = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RollKeyRequest {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      overlapSeconds: isSet(object.overlapSeconds)
+        ? globalThis.Number(object.overlapSeconds)
+        : isSet(object.overlap_seconds)
+        ? globalThis.Number(object.overlap_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: RollKeyRequest): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.overlapSeconds !== 0) {
+      obj.overlapSeconds = Math.round(message.overlapSeconds);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RollKeyRequest>): RollKeyRequest {
+    return RollKeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RollKeyRequest>): RollKeyRequest {
+    const message = createBaseRollKeyRequest();
+    message.repositoryId = object.repositoryId ?? "";
+    message.overlapSeconds = object.overlapSeconds ?? 0;
     return message;
   },
 };
@@ -671,6 +1097,24 @@ export const SigningServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** The repository's keys, newest first (the caller must see the repository). */
+    listKeys: {
+      name: "ListKeys",
+      requestType: ListKeysRequest as typeof ListKeysRequest,
+      requestStream: false,
+      responseType: ListKeysResponse as typeof ListKeysResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** A new key that signs beside the current one for overlap_seconds, then alone. */
+    rollKey: {
+      name: "RollKey",
+      requestType: RollKeyRequest as typeof RollKeyRequest,
+      requestStream: false,
+      responseType: SigningKeyInfo as typeof SigningKeyInfo,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -691,6 +1135,10 @@ export interface SigningServiceImplementation<CallContextExt = {}> {
     request: SignRpmHeaderRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<SignRpmHeaderResponse>>;
+  /** The repository's keys, newest first (the caller must see the repository). */
+  listKeys(request: ListKeysRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListKeysResponse>>;
+  /** A new key that signs beside the current one for overlap_seconds, then alone. */
+  rollKey(request: RollKeyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<SigningKeyInfo>>;
 }
 
 export interface SigningServiceClient<CallOptionsExt = {}> {
@@ -710,6 +1158,10 @@ export interface SigningServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<SignRpmHeaderRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<SignRpmHeaderResponse>;
+  /** The repository's keys, newest first (the caller must see the repository). */
+  listKeys(request: DeepPartial<ListKeysRequest>, options?: CallOptions & CallOptionsExt): Promise<ListKeysResponse>;
+  /** A new key that signs beside the current one for overlap_seconds, then alone. */
+  rollKey(request: DeepPartial<RollKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<SigningKeyInfo>;
 }
 
 function bytesFromBase64(b64: string): Uint8Array {
