@@ -3,6 +3,7 @@ import {
   canCreateRepoToken,
   canStartUpload,
   debKeyCommand,
+  keyNearExpiry,
   defaultInstallCodename,
   installComponents,
   installScriptPath,
@@ -108,5 +109,17 @@ describe('install', () => {
     expect(withToken("curl -fsSL 'u' | sudo bash -s -- YOUR_TOKEN", 'T1')).toBe("curl -fsSL 'u' | sudo bash -s -- T1");
     expect(installScriptPath({ id: 'r1', kind: 'DEB' }, { codename: 'bookworm', component: 'main' })).toBe('/api/install-deb.sh?repo=r1&codename=bookworm&component=main');
     expect(installScriptPath({ id: 'r2', kind: 'RPM' })).toBe('/api/install-rpm.sh?repo=r2');
+  });
+});
+
+describe('keyNearExpiry', () => {
+  const now = Date.parse('2026-06-01T00:00:00.000Z');
+  const inDays = (days: number) => new Date(now + days * 86_400_000).toISOString();
+
+  it('flags a current key ending within 60 days, never a key without expiry or one that no longer signs alone', () => {
+    expect(keyNearExpiry({ status: 'current', expiresAt: inDays(59) }, now)).toBe(true);
+    expect(keyNearExpiry({ status: 'current', expiresAt: inDays(61) }, now)).toBe(false);
+    expect(keyNearExpiry({ status: 'current', expiresAt: null }, now)).toBe(false);
+    expect(keyNearExpiry({ status: 'retired', expiresAt: inDays(1) }, now)).toBe(false);
   });
 });
