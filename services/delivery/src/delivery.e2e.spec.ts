@@ -19,6 +19,7 @@ import {
   type DebianRoot,
   type RpmRoot,
   type RunningPackyard,
+  waitFor,
 } from '@packyard/testing';
 
 // The whole program and the real clients: apt 2.6 in a debootstrapped bookworm root,
@@ -36,15 +37,6 @@ interface Snippets {
   setupCommands: { oneLiner: string; downloadScript: string; makeExecutable: string; runInstaller: string };
 }
 
-const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-};
 
 describe('apt, dnf and zypper install from Packyard', () => {
   let packyard: RunningPackyard;
@@ -86,7 +78,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
     // generation (far more on a loaded machine) right after creation: wait until it is served
     if (kind === 'RPM') {
       const { publicKeyUrl } = await snippets(repository.id);
-      await waitFor('the repository key', async () => ((await fetch(publicKeyUrl)).status === 200 ? true : undefined), 60_000);
+      await waitFor('the repository key', async () => ((await fetch(publicKeyUrl)).status === 200 ? true : undefined), { timeoutMs: 60_000 });
     }
     return repository;
   };
@@ -376,7 +368,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
       expect((await aptGet(root, ['update'])).code).toBe(0);
       const policy = await runInRoot(root, 'apt-cache policy packyard-busy-50');
       return policy.stdout.includes('Candidate: 1.0.0') ? true : undefined;
-    }, 5_000);
+    }, { timeoutMs: 5_000 });
 
     // Packages.gz of 51 packages is several gzip members (formats/common/gzip-blocks.ts):
     // apt's own reader of compressed files (FileFd, which apt-helper cat-file uses) reads them all

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upload } from '@packyard/artifact/e2e/pipeline-fixture';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { runCommand } from '@packyard/testing/clients/run-command';
-import { buildDeb, buildRpm, dnf, dnfRoot, freshDebianRoot, runInRoot, startPackyard, type DebianRoot, type RpmRoot, type RunningPackyard } from '@packyard/testing';
+import { buildDeb, buildRpm, dnf, dnfRoot, freshDebianRoot, runInRoot, startPackyard, type DebianRoot, type RpmRoot, type RunningPackyard, waitFor } from '@packyard/testing';
 
 // A key roll as customers live through it: apt and dnf machines set up with the old key keep
 // updating and installing while the new key takes over, and after the overlap only the new
@@ -39,15 +39,6 @@ describe('rolling a repository key with an overlap', () => {
     const answer = await session.call<T>(method, path, body);
     if (!status.includes(answer.status)) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     return answer.body;
-  };
-  const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
   };
 
   /** the fingerprints gpgv reports good signatures of, for a served InRelease, checked against the served keyring */
@@ -100,7 +91,7 @@ describe('rolling a repository key with an overlap', () => {
     expect(await waitFor('InRelease signed by both keys', async () => {
       const signers = await inReleaseSigners(debSnippets.repositoryUrl, debToken);
       return signers.length === 2 ? signers : undefined;
-    })).toEqual(both);
+    }, { timeoutMs: 60_000, intervalMs: 500 })).toEqual(both);
     // both keys are served at the key URLs, for the keyring the instructions fetch
     const armored = await (await fetch(debSnippets.publicKeyUrl)).text();
     expect(armored.match(/BEGIN PGP PUBLIC KEY BLOCK/g)).toHaveLength(2);
@@ -121,7 +112,7 @@ describe('rolling a repository key with an overlap', () => {
     expect(await waitFor('InRelease signed by the new key alone', async () => {
       const signers = await inReleaseSigners(debSnippets.repositoryUrl, debToken);
       return signers.length === 1 ? signers : undefined;
-    }, (OVERLAP_SECONDS + 60) * 1000)).toEqual([rolled.fingerprint]);
+    }, { timeoutMs: (OVERLAP_SECONDS + 60) * 1000, intervalMs: 500 })).toEqual([rolled.fingerprint]);
     expect((await call<KeyInfo[]>('GET', `/repos/${deb.id}/keys`)).map((key) => key.status)).toEqual(['current', 'retired']);
     const refreshed = await runInRoot(debianRoot, `set -e\n${debSnippets.apt}`);
     expect(refreshed.stdout + refreshed.stderr).not.toMatch(/^(W|E):/m);

@@ -1,15 +1,9 @@
 import { assertNever, conflict, invalid, type Decider } from '@packyard/platform';
+import type { SigningKeyCreated as SigningKeyCreatedData } from '@packyard/proto/packyard/signing/v1/events';
 import type { SigningKeyEvent, SigningKeysChanged } from './signing-key.events';
 
-export interface StoredKey {
-  fingerprint: string;
-  publicKeyArmored: string;
-  sealedPrivateKey: string;
-  algorithm: string;
-  createdAt: string;
-  /** '' for keys made before keys had an expiry */
-  expiresAt: string;
-}
+/** a key as the stream records it (SigningKeyCreated's fields, and SigningKeyRolled's of the same name) */
+export type StoredKey = Omit<SigningKeyCreatedData, 'repositoryId'>;
 
 /**
  * `keys` newest first; `keys[0]` is the current key. `previous` is the key it replaced while
