@@ -8,7 +8,7 @@ import type { KeyRing, RepositoryKeys } from '../keys/key-ring';
 
 const MODES = new Set(['clearsign', 'detached', 'detached-armored']);
 /** a longer overlap keeps a possibly compromised key signing for too long */
-export const MAX_OVERLAP_SECONDS = 90 * 24 * 3600;
+const MAX_OVERLAP_SECONDS = 90 * 24 * 3600;
 
 export interface RollSettings {
   /** used when a roll names no overlap */
