@@ -225,6 +225,32 @@ describe('repository page (1280 px)', () => {
     await screenshot(page, 'repository-keys');
   });
 
+  it('Keys: lists the signing key with when it is rolled; Roll Key asks first, then shows the new key beside the previous one', async () => {
+    const keys = page.getByRole('list', { name: 'Signing keys' });
+    await keys.waitFor();
+    const [first] = await keys.locator('li').allInnerTexts();
+    expect(first).toMatch(/^[0-9A-F]{40}\s+Current\s+Created .+ · Rolled before /);
+    expect(first).not.toContain('Expires soon');
+
+    const dismissed = answerNextConfirm(page, false);
+    await button('Roll Key').click();
+    expect(await dismissed).toMatch(/^Roll the signing key\?/);
+    expect(await keys.locator('li').count()).toBe(1);
+
+    const accepted = answerNextConfirm(page, true);
+    await button('Roll Key').click();
+    await accepted;
+    await keys.locator('li').nth(1).waitFor({ timeout: 60_000 });
+    const [current, previous] = await keys.locator('li').allInnerTexts();
+    expect(current).toMatch(/Current/);
+    expect(previous).toMatch(/^[0-9A-F]{40}\s+Previous \(still signs\)\s+Created .+ · Signs until /);
+    expect(previous.slice(0, 40)).toBe(first.slice(0, 40));
+    // one roll at a time: the button waits for the overlap to end
+    expect(await button('Roll Key').isDisabled()).toBe(true);
+    const served = await (await fetch(`${program.url}/deb/acme/${debRepo.name}/gpg.key`)).text();
+    expect(served.match(/BEGIN PGP PUBLIC KEY BLOCK/g)).toHaveLength(2);
+  });
+
   it('Packages: empty list first', async () => {
     await tab('Packages').click();
     await waitForPath(page, repoPath(debRepo, 'packages'));

@@ -57,6 +57,16 @@ export interface RepoToken {
 /** the API's largest page (packages route: size at most 100) */
 const ALL_PACKAGES_PAGE_SIZE = 100;
 
+/** GET /v1/repos/{id}/keys: newest first */
+export interface SigningKey {
+  fingerprint: string;
+  algorithm: string;
+  createdAt: string;
+  expiresAt: string | null;
+  status: 'current' | 'previous' | 'retired';
+  signsUntil: string | null;
+}
+
 export const packageKeys = {
   all: ['packages'] as const,
   inRepository: (workspaceId: string, repositoryId: string) => [...packageKeys.all, workspaceId, repositoryId] as const,
@@ -73,6 +83,11 @@ export const snippetKeys = {
 export const repoTokenKeys = {
   all: ['repo-tokens'] as const,
   list: (repositoryId: string) => [...repoTokenKeys.all, repositoryId, 'list'] as const,
+};
+
+export const signingKeyKeys = {
+  all: ['signing-keys'] as const,
+  list: (repositoryId: string) => [...signingKeyKeys.all, repositoryId] as const,
 };
 
 const repositoryPath = (workspaceId: string, repositoryId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/repos/${encodeURIComponent(repositoryId)}`;
@@ -182,5 +197,20 @@ export function useRevealRepoToken(repositoryId: string) {
   return useMutation({
     mutationFn: (tokenId: string) => api.get<{ token: string }>(`${repoTokensPath(repositoryId)}/${encodeURIComponent(tokenId)}/reveal`),
     onError: (error) => console.error('Could not reveal the repository token', error),
+  });
+}
+
+export function useSigningKeys(repositoryId: string) {
+  const { api } = useConsole();
+  return useQuery(queryOptions({ queryKey: signingKeyKeys.list(repositoryId), queryFn: () => api.get<SigningKey[]>(`/v1/repos/${encodeURIComponent(repositoryId)}/keys`) }));
+}
+
+/** POST …/keys/roll: the key list and the snippets' key URL content change */
+export function useRollSigningKey(repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.post<SigningKey>(`/v1/repos/${encodeURIComponent(repositoryId)}/keys/roll`, {}),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: signingKeyKeys.list(repositoryId) }),
   });
 }

@@ -186,6 +186,18 @@ export function debKeyCommand(repositoryUrl: string, repositoryName: string): st
 
 export const rpmKeyCommand = (publicKeyUrl: string) => `sudo rpm --import ${shellQuote(publicKeyUrl)}`;
 
+/** keys ending within this many days are flagged (the server rolls them before they end) */
+export const KEY_NEAR_EXPIRY_DAYS = 60;
+
+export function keyNearExpiry(key: { expiresAt: string | null; status: string }, now = Date.now()): boolean {
+  return key.status === 'current' && key.expiresAt !== null && Date.parse(key.expiresAt) - now < KEY_NEAR_EXPIRY_DAYS * 86_400_000;
+}
+
+export const KEY_STATUS_LABELS = { current: 'Current', previous: 'Previous (still signs)', retired: 'Retired' } as const;
+
+export const KEY_ROLL_CONFIRMATION =
+  'Roll the signing key? A new key signs beside the current one for the overlap period, then alone. APT machines must fetch the keyring again before the overlap ends.';
+
 export const SECURITY_NOTES = [
   'All packages in this repository are signed with its GPG key.',
   'The public key is served over HTTPS.',

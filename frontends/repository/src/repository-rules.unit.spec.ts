@@ -9,6 +9,7 @@ import {
   packagesIn,
   codenameNote,
   distributionChoices,
+  keyNearExpiry,
   installComponents,
   installScriptPath,
   maskToken,
@@ -165,5 +166,17 @@ describe('install', () => {
     expect(codenameNote('bookworm')).toBeUndefined();
     expect(codenameNote('')).toBeUndefined();
     expect(codenameNote('stable')).toMatch(/^"stable" is this repository's own suite name, not a distribution/);
+  });
+});
+
+describe('keyNearExpiry', () => {
+  const now = Date.parse('2026-06-01T00:00:00.000Z');
+  const inDays = (days: number) => new Date(now + days * 86_400_000).toISOString();
+
+  it('flags a current key ending within 60 days, never a key without expiry or one that no longer signs alone', () => {
+    expect(keyNearExpiry({ status: 'current', expiresAt: inDays(59) }, now)).toBe(true);
+    expect(keyNearExpiry({ status: 'current', expiresAt: inDays(61) }, now)).toBe(false);
+    expect(keyNearExpiry({ status: 'current', expiresAt: null }, now)).toBe(false);
+    expect(keyNearExpiry({ status: 'retired', expiresAt: inDays(1) }, now)).toBe(false);
   });
 });

@@ -16,9 +16,9 @@
 #                      served, space-separated; empty before the first upload
 #
 # Trust model: repo_gpgcheck=1 makes dnf/yum/zypper verify repodata/repomd.xml against the
-# repository key, and the signed repomd.xml pins the SHA-256 of every metadata file, which
-# pin every package's SHA-256. Packages themselves are not signed, so gpgcheck=0 claims
-# nothing false while every installed byte is still covered by the repository signature.
+# repository key (which pins every package's SHA-256), and gpgcheck=1 (zypper:
+# pkg_gpgcheck=1) makes rpm verify each package's own header signature, made with the same
+# key when the package was uploaded, so a package stays verifiable outside the repository.
 #
 # PACKYARD_INSTALL_ROOT=<dir> configures an image or install root instead of this machine
 # (its etc/os-release decides the distribution; dnf runs with --installroot).
@@ -116,7 +116,7 @@ enabled=1
 autorefresh=1
 type=rpm-md
 repo_gpgcheck=1
-pkg_gpgcheck=0
+pkg_gpgcheck=1
 gpgkey=${PUBLIC_KEY_URL}
 REPO
   chmod 0644 "$repo_file"
@@ -145,7 +145,7 @@ name=${REPOSITORY_NAME}
 baseurl=${base_url}
 enabled=1
 repo_gpgcheck=1
-gpgcheck=0
+gpgcheck=1
 gpgkey=${PUBLIC_KEY_URL}
 username=${TOKEN}
 password=

@@ -146,7 +146,7 @@ function yumText(baseUrl: string, publicKeyUrl: string, stem: string, name: stri
     `baseurl=${baseUrl}/el/$releasever`,
     'enabled=1',
     'repo_gpgcheck=1',
-    'gpgcheck=0',
+    'gpgcheck=1',
     `gpgkey=${publicKeyUrl}`,
     `username=${token}`,
     'password=',

@@ -64,11 +64,11 @@ describe('installSnippets', () => {
     );
   });
 
-  it('gives RPM repositories a dnf .repo with repo_gpgcheck and no apt text', () => {
+  it('gives RPM repositories a dnf .repo that checks both repomd.xml and every package signature, and no apt text', () => {
     const snippets = installSnippets({ origin, repository: rpm });
     expect(snippets.apt).toBe('');
     expect(snippets.yum).toContain(`baseurl=${origin}/rpm/acme/rpms/el/$releasever`);
-    expect(snippets.yum).toContain('repo_gpgcheck=1');
+    expect(snippets.yum).toMatch(/^repo_gpgcheck=1\ngpgcheck=1$/m);
     expect(snippets.yum).toContain('skip_if_unavailable=False');
     expect(snippets.setupCommands!.oneLiner).toBe(`curl -fsSL '${origin}/api/install-rpm.sh?repo=r2' | sudo bash -s -- ${TOKEN_PLACEHOLDER}`);
   });

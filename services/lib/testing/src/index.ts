@@ -15,3 +15,4 @@ export * from './contracts/event-store.contract';
 export * from './contracts/event-bus.contract';
 export * from './contracts/blob-store.contract';
 export * from './contracts/read-model-store.contract';
+export * from './wait-for';
