@@ -6,6 +6,7 @@ import type { RepositoryServiceDefinition } from '@packyard/proto/packyard/repos
 import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent } from '../packages/package.events';
 import { PACKAGES, toPackage, type PackageDocument } from '../projections/packages.projection';
+import { copyPackage } from '../copies/copy-package';
 import { releaseBlobIfUnused } from '../uploads/blob-references';
 import { claimUpload, type UploadSettings } from '../uploads/claim-upload';
 
@@ -65,6 +66,13 @@ export function artifactHandlers(
       await es.caughtUp(result.lastPosition);
       await releaseBlobIfUnused(packages, blobs, doc.blobKey);
       return {};
+    },
+
+    async copyPackage(request, { caller }) {
+      const source = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      const target = await repositoryOf(request.workspaceId, request.targetRepositoryId, caller);
+      const doc = await packageOf(source.id, request.packageId);
+      return copyPackage(es, { source: doc, target, distribution: request.distribution, promote: request.promote, caller, now: new Date().toISOString() });
     },
 
     async getPackageFile(request) {

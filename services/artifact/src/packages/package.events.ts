@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '@packyard/platform';
 import type {
+  PackageCopied as PackageCopiedData,
   PackageDeleted as PackageDeletedData,
   PackageDownloaded as PackageDownloadedData,
   PackageUploaded as PackageUploadedData,
@@ -8,11 +9,18 @@ import type {
 
 export type PackageUploaded = DomainEvent<'PackageUploaded', PackageUploadedData>;
 export type PackageDeleted = DomainEvent<'PackageDeleted', PackageDeletedData>;
-export type PackageEvent = PackageUploaded | PackageDeleted;
-export type { PackageDownloadedData };
+/** how a package entered its repository when it came from another one (after its PackageUploaded) */
+export type PackageCopied = DomainEvent<'PackageCopied', PackageCopiedData>;
+export type PackagePromoted = DomainEvent<'PackagePromoted', PackageCopiedData>;
+export type PackageEvent = PackageUploaded | PackageDeleted | PackageCopied | PackagePromoted;
+export type { PackageCopiedData, PackageDownloadedData };
 
-/** both go to `packyard.artifact.events.v1`: repository publishes from them */
-export const isPackageIntegrationEvent = (_event: PackageEvent) => true;
+/**
+ * PackageUploaded and PackageDeleted go to `packyard.artifact.events.v1`: repository publishes
+ * from them, whichever way the package came. How it came (copy, promotion) stays in this
+ * module's log, for the audit trail.
+ */
+export const isPackageIntegrationEvent = (event: PackageEvent) => event.type === 'PackageUploaded' || event.type === 'PackageDeleted';
 
 export interface PackageCoordinates {
   repositoryId: string;

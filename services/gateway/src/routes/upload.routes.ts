@@ -67,7 +67,8 @@ function receiveForm(raw: IncomingMessage, blobs: BlobStore, key: string, maxByt
   });
 }
 
-async function waitForPublication(publishing: PackyardClient<typeof PublishingServiceDefinition>, repositoryId: string, packageId: string, caller: Caller) {
+/** polls the repository module until the package is in the published indices (false after PUBLICATION_WAIT_MS) */
+export async function waitForPublication(publishing: PackyardClient<typeof PublishingServiceDefinition>, repositoryId: string, packageId: string, caller: Caller) {
   const deadline = Date.now() + PUBLICATION_WAIT_MS;
   while (Date.now() < deadline) {
     const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());

@@ -69,6 +69,34 @@ describe('packyard client commands', () => {
     expect((await runInRoot(root, "dpkg-query -W -f '${Version}' packyard-ci-hello")).stdout).toBe('2.0.0');
   }, 300_000);
 
+  it('promote --wait makes a package installable from the target repository right away, and it leaves the source', async () => {
+    await createRepository('staging');
+    const production = await createRepository('production');
+    const candidate = await buildDeb({ name: 'packyard-release', version: '3.1.0', arch: 'all' }, work);
+    expect((await cli(['push', 'acme-ci/staging', 'debian/bookworm', candidate])).code).toBe(0);
+    expect((await cli(['push', 'acme-ci/production', 'debian/bookworm', await buildDeb({ name: 'packyard-seed', version: '1.0.0', arch: 'all' }, work), '--wait'])).code).toBe(0);
+    const { token: readToken } = (await session.call('POST', `/repos/${production.id}/tokens`, { name: 'machine' })).body;
+    const { setupCommands } = (await session.call('GET', `/repos/${production.id}/snippets?codename=bookworm&component=main`)).body;
+    const root = await freshDebianRoot();
+    roots.push(root);
+    expect((await runInRoot(root, setupCommands.oneLiner.replace('YOUR_TOKEN', readToken))).code).toBe(0);
+    expect((await runInRoot(root, 'apt-cache policy packyard-release')).stdout).not.toContain('3.1.0');
+
+    const promote = await cli(['promote', 'acme-ci/staging', 'acme-ci/production', 'packyard-release', '3.1.0', '--wait']);
+    expect(promote.stdout).toBe('promoted packyard-release 3.1.0 all (debian/bookworm) to acme-ci/production; installable\n');
+    expect(promote.code).toBe(0);
+    expect((await aptGet(root, ['update'])).code).toBe(0);
+    expect((await aptGet(root, ['install', '-y', 'packyard-release'])).code).toBe(0);
+    expect((await runInRoot(root, "dpkg-query -W -f '${Version}' packyard-release")).stdout).toBe('3.1.0');
+    expect(JSON.parse((await cli(['ls', 'acme-ci/staging', '--json'])).stdout)).toEqual([]);
+
+    // --copy keeps the source; the same version twice in the target is a conflict (exit 4)
+    expect((await cli(['promote', 'acme-ci/production', 'acme-ci/staging', 'packyard-release', '3.1.0', '--copy'])).code).toBe(0);
+    expect(JSON.parse((await cli(['ls', 'acme-ci/production', '--json'])).stdout).map((p: { name: string }) => p.name)).toContain('packyard-release');
+    expect((await cli(['promote', 'acme-ci/production', 'acme-ci/staging', 'packyard-release', '3.1.0', '--copy'])).code).toBe(EXIT.conflict);
+    expect((await cli(['promote', 'acme-ci/production', 'acme-ci/staging', 'packyard-missing', '1.0'])).code).toBe(EXIT.notFound);
+  }, 300_000);
+
   it('push --wait checks an RPM repository through repomd.xml and primary; --json answers the package', async () => {
     await createRepository('rpms', 'RPM');
     const file = await buildRpm({ name: 'packyard-ci-rpm', version: '1.0', release: '1', arch: 'x86_64' }, work);

@@ -2,12 +2,13 @@ import { commandContext, COMMON_HELP, type ClientCommand, type ClientIo } from '
 import { ClientError, EXIT, EXIT_CODES_HELP } from './exit-codes';
 import { loginCommand } from './commands/login.command';
 import { lsCommand } from './commands/ls.command';
+import { promoteCommand } from './commands/promote.command';
 import { pushCommand } from './commands/push.command';
 import { rmCommand } from './commands/rm.command';
 import { tokensCommand } from './commands/tokens.command';
 
 /** The client side of the `packyard` program: commands a developer or CI job runs against a server. */
-export const CLIENT_COMMANDS: ClientCommand[] = [loginCommand, pushCommand, lsCommand, rmCommand, tokensCommand];
+export const CLIENT_COMMANDS: ClientCommand[] = [loginCommand, pushCommand, lsCommand, rmCommand, promoteCommand, tokensCommand];
 
 export const isClientCommand = (name: string | undefined) => CLIENT_COMMANDS.some((command) => command.name === name);
 

@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { indexTargets, parseDistribution, type Distribution } from '@packyard/formats';
+import { usageError } from './command';
 import { ClientError, EXIT } from './exit-codes';
 import type { Package, Repository } from './api-client';
 
@@ -67,4 +68,15 @@ export async function waitUntilInstallable(pkg: Package, options: EdgeWaitOption
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500));
   }
+}
+
+export const DEFAULT_WAIT_SECONDS = 120;
+
+export const WAIT_OPTIONS = { wait: { type: 'boolean', default: false }, timeout: { type: 'string' } } as const;
+
+/** `--timeout SECONDS` of a command that can --wait, in ms */
+export function waitTimeoutMs(values: Record<string, string | boolean | undefined>, command: string): number {
+  const seconds = values.timeout === undefined ? DEFAULT_WAIT_SECONDS : Number(values.timeout);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw usageError(command, `--timeout must be a positive number of seconds, not "${values.timeout}"`);
+  return seconds * 1000;
 }

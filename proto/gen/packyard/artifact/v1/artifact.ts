@@ -74,6 +74,16 @@ export interface PackageFile {
   filename: string;
 }
 
+export interface CopyPackageRequest {
+  workspaceId: string;
+  repositoryId: string;
+  packageId: string;
+  targetRepositoryId: string;
+  /** "distro/version" in the target; empty keeps the package's own */
+  distribution: string;
+  promote: boolean;
+}
+
 function createBaseClaimUploadRequest(): ClaimUploadRequest {
   return { workspaceId: "", repositoryId: "", stagingKey: "", filename: "", distribution: "" };
 }
@@ -1077,6 +1087,171 @@ export const PackageFile: MessageFns<PackageFile> = {
   },
 };
 
+function createBaseCopyPackageRequest(): CopyPackageRequest {
+  return { workspaceId: "", repositoryId: "", packageId: "", targetRepositoryId: "", distribution: "", promote: false };
+}
+
+export const CopyPackageRequest: MessageFns<CopyPackageRequest> = {
+  encode(message: CopyPackageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.packageId !== "") {
+      writer.uint32(26).string(message.packageId);
+    }
+    if (message.targetRepositoryId !== "") {
+      writer.uint32(34).string(message.targetRepositoryId);
+    }
+    if (message.distribution !== "") {
+      writer.uint32(42).string(message.distribution);
+    }
+    if (message.promote !== false) {
+      writer.uint32(48).bool(message.promote);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CopyPackageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCopyPackageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.packageId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.targetRepositoryId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.distribution = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.promote = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CopyPackageRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      packageId: isSet(object.packageId)
+        ? globalThis.String(object.packageId)
+        : isSet(object.package_id)
+        ? globalThis.String(object.package_id)
+        : "",
+      targetRepositoryId: isSet(object.targetRepositoryId)
+        ? globalThis.String(object.targetRepositoryId)
+        : isSet(object.target_repository_id)
+        ? globalThis.String(object.target_repository_id)
+        : "",
+      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      promote: isSet(object.promote) ? globalThis.Boolean(object.promote) : false,
+    };
+  },
+
+  toJSON(message: CopyPackageRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.packageId !== "") {
+      obj.packageId = message.packageId;
+    }
+    if (message.targetRepositoryId !== "") {
+      obj.targetRepositoryId = message.targetRepositoryId;
+    }
+    if (message.distribution !== "") {
+      obj.distribution = message.distribution;
+    }
+    if (message.promote !== false) {
+      obj.promote = message.promote;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CopyPackageRequest>): CopyPackageRequest {
+    return CopyPackageRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CopyPackageRequest>): CopyPackageRequest {
+    const message = createBaseCopyPackageRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.packageId = object.packageId ?? "";
+    message.targetRepositoryId = object.targetRepositoryId ?? "";
+    message.distribution = object.distribution ?? "";
+    message.promote = object.promote ?? false;
+    return message;
+  },
+};
+
 /**
  * Artifact owns packages: it checks, parses and stores uploads content-addressed, keeps
  * the package aggregate (PackageUploaded / PackageDeleted) and answers the package list.
@@ -1123,6 +1298,18 @@ export const ArtifactServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Copies a package into another repository of the same workspace (same blob, new index
+     * entries); with promote the source is deleted once the copy is stored.
+     */
+    copyPackage: {
+      name: "CopyPackage",
+      requestType: CopyPackageRequest as typeof CopyPackageRequest,
+      requestStream: false,
+      responseType: Package as typeof Package,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -1145,6 +1332,11 @@ export interface ArtifactServiceImplementation<CallContextExt = {}> {
     request: GetPackageFileRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<PackageFile>>;
+  /**
+   * Copies a package into another repository of the same workspace (same blob, new index
+   * entries); with promote the source is deleted once the copy is stored.
+   */
+  copyPackage(request: CopyPackageRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Package>>;
 }
 
 export interface ArtifactServiceClient<CallOptionsExt = {}> {
@@ -1166,6 +1358,11 @@ export interface ArtifactServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetPackageFileRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<PackageFile>;
+  /**
+   * Copies a package into another repository of the same workspace (same blob, new index
+   * entries); with promote the source is deleted once the copy is stored.
+   */
+  copyPackage(request: DeepPartial<CopyPackageRequest>, options?: CallOptions & CallOptionsExt): Promise<Package>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

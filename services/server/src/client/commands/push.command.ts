@@ -1,16 +1,14 @@
 import { basename } from 'node:path';
-import { waitUntilInstallable } from '../edge-wait';
+import { DEFAULT_WAIT_SECONDS, WAIT_OPTIONS, waitTimeoutMs, waitUntilInstallable } from '../edge-wait';
 import { ClientError, EXIT, type ExitCode } from '../exit-codes';
 import { fileProgress } from '../progress';
 import { usageError, type ClientCommand } from '../command';
 import type { Package } from '../api-client';
 
-const DEFAULT_WAIT_SECONDS = 120;
-
 export const pushCommand: ClientCommand = {
   name: 'push',
   summary: 'upload packages; --wait returns once apt/dnf can install them',
-  options: { wait: { type: 'boolean', default: false }, timeout: { type: 'string' } },
+  options: WAIT_OPTIONS,
   help: `Usage: packyard push <workspace>/<repository> <distro>/<version> FILE... [--wait] [--timeout SECONDS]
 
 Uploads each .deb (DEB repository) or .rpm (RPM repository) for the distribution, e.g.
@@ -27,8 +25,7 @@ With --json, stdout gets [{"file", "package", "installable"} | {"file", "error",
   async run({ io, values, positionals, api, print }) {
     const [ref, distribution, ...files] = positionals;
     if (!ref || !distribution || !files.length) throw usageError('push', 'push needs <workspace>/<repository>, <distro>/<version> and at least one file');
-    const timeoutSeconds = values.timeout === undefined ? DEFAULT_WAIT_SECONDS : Number(values.timeout);
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw usageError('push', `--timeout must be a positive number of seconds, not "${values.timeout}"`);
+    const timeoutMs = waitTimeoutMs(values, 'push');
     const client = await api();
     const target = await client.repository(ref);
     const wait = values.wait === true;
@@ -41,7 +38,7 @@ With --json, stdout gets [{"file", "package", "installable"} | {"file", "error",
         const uploaded = await client.upload(target, file, distribution, (sent, total) => progress.update(sent, total));
         if (wait) {
           progress.update(1, 1);
-          await waitUntilInstallable(uploaded.package, { repositoryUrl, repository: target.repository, token: client.token, timeoutMs: timeoutSeconds * 1000 });
+          await waitUntilInstallable(uploaded.package, { repositoryUrl, repository: target.repository, token: client.token, timeoutMs });
         }
         progress.done(wait ? `installable (${uploaded.package.name} ${uploaded.package.version}, ${uploaded.package.distribution})` : uploaded.published ? 'published' : 'accepted; publishing');
         results.push({ file, package: uploaded.package, installable: wait });
