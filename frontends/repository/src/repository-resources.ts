@@ -96,6 +96,23 @@ export function useDeletePackage(workspaceId: string, repositoryId: string) {
   });
 }
 
+export type PackageMove = 'promote' | 'copy';
+
+/**
+ * Promote (move) or copy a package into another repository of the workspace, answering once
+ * the target publishes it; both repositories' lists and counts change.
+ */
+export function useMovePackage(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ packageId, targetRepositoryId, move }: { packageId: string; targetRepositoryId: string; move: PackageMove }) =>
+      api.post<RepositoryPackage>(`${repositoryPath(workspaceId, repositoryId)}/packages/${encodeURIComponent(packageId)}/${move}`, { targetRepositoryId }, { query: { wait: 'published' } }),
+    onSuccess: (_moved, { targetRepositoryId }) =>
+      Promise.all([refreshAfterPackageChange(queryClient, workspaceId, repositoryId), refreshAfterPackageChange(queryClient, workspaceId, targetRepositoryId)]),
+  });
+}
+
 /** The multipart upload with progress; the queue decides when to refresh. */
 export function useUploadPackage(workspaceId: string, repositoryId: string) {
   const { api } = useConsole();

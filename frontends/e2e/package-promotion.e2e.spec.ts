@@ -1,0 +1,108 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { buildDeb, type RunningPackyard } from '@packyard/testing';
+import { type ApiSession, registerUser } from '@packyard/testing/api-session';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsole, type ConsoleBrowser, openBrowser, screenshot, startPackyard, waitForPath } from './console-harness';
+
+// The Packages tab's Promote action in Chromium against the single-node program: the dialog
+// offers the workspace's other repositories of the same kind, moves or copies the package
+// without a re-upload, and says so; the server's refusal shows in the dialog.
+
+let program: RunningPackyard;
+let browser: ConsoleBrowser;
+let page: Page;
+let user: ApiSession;
+let workspaceId = '';
+let work = '';
+const repositories: Record<string, string> = {};
+const at = (path: string) => `${program.url}${path}`;
+const packagesTab = (name: string) => at(`/workspaces/${workspaceId}/repos/${repositories[name]}/packages`);
+const row = (name: string) => page.getByRole('table', { name: 'Packages' }).getByRole('row').filter({ hasText: name });
+
+async function uploadViaApi(repository: string, file: string) {
+  const form = new FormData();
+  form.append('distribution', 'debian/bookworm');
+  form.append('file', new Blob([readFileSync(file)]), basename(file));
+  const response = await fetch(at(`/api/v1/workspaces/${workspaceId}/repos/${repositories[repository]}/upload?wait=published`), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.bearer}` },
+    body: form,
+  });
+  expect(response.status).toBe(201);
+}
+
+beforeAll(async () => {
+  buildConsole();
+  work = mkdtempSync(join(tmpdir(), 'packyard-promotion-e2e-'));
+  program = await startPackyard();
+  user = await registerUser(program);
+  workspaceId = (await user.call('POST', '/workspaces', { name: 'Acme', slug: 'acme', description: '' })).body.id;
+  for (const [name, kind] of [['staging', 'DEB'], ['production', 'DEB'], ['testing', 'DEB'], ['yum', 'RPM']]) {
+    repositories[name] = (await user.call('POST', `/workspaces/${workspaceId}/repos`, { name, kind })).body.id;
+  }
+  await uploadViaApi('staging', await buildDeb({ name: 'hello-release', version: '1.0.0', arch: 'all' }, work));
+  await uploadViaApi('staging', await buildDeb({ name: 'hello-mobile', version: '2.0.0', arch: 'all' }, work));
+
+  browser = await openBrowser({ width: 1280, height: 900 });
+  page = browser.page;
+  await page.goto(at('/login'));
+  await page.getByLabel('Email address').fill(user.email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await waitForPath(page, '/dashboard');
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await program?.dispose();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('promoting a package from the Packages tab', () => {
+  it('(1280 px) moves the package to the chosen repository of the same kind and says so', async () => {
+    await page.goto(packagesTab('staging'));
+    await row('hello-release').getByRole('button', { name: 'Promote hello-release 1.0.0' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Promote hello-release 1.0.0' });
+    await dialog.waitFor();
+    const target = dialog.getByLabel('Target repository');
+    // the other DEB repositories only: not the source, not the RPM one
+    expect(await target.locator('option').allInnerTexts()).toEqual(['production', 'testing']);
+    await target.selectOption({ label: 'production' });
+    await screenshot(page, 'package-promote-dialog');
+    await dialog.getByRole('button', { name: 'Promote', exact: true }).click();
+
+    await page.getByRole('status').filter({ hasText: 'Promoted hello-release 1.0.0 to production.' }).waitFor();
+    await row('hello-release').waitFor({ state: 'detached' });
+    await page.goto(packagesTab('production'));
+    await row('hello-release').waitFor();
+    expect(await row('hello-release').innerText()).toContain('1.0.0');
+  });
+
+  it('(375 px) copies with "Keep", and shows the conflict when the target has the version', async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto(packagesTab('staging'));
+    await row('hello-mobile').getByRole('button', { name: 'Promote hello-mobile 2.0.0' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Promote hello-mobile 2.0.0' });
+    await dialog.waitFor();
+    const box = await dialog.boundingBox();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+    await dialog.getByLabel('Target repository').selectOption({ label: 'testing' });
+    await dialog.getByLabel('Keep it in staging').check();
+    await screenshot(page, 'package-promote-dialog');
+    await dialog.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied hello-mobile 2.0.0 to testing.' }).waitFor();
+    // copied, not moved: it stays here
+    await row('hello-mobile').waitFor();
+
+    await row('hello-mobile').getByRole('button', { name: 'Promote hello-mobile 2.0.0' }).click();
+    await dialog.getByLabel('Target repository').selectOption({ label: 'testing' });
+    await dialog.getByRole('button', { name: 'Promote', exact: true }).click();
+    await dialog.getByRole('alert').filter({ hasText: 'Package hello-mobile 2.0.0 (all) already exists in debian/bookworm' }).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await row('hello-mobile').waitFor();
+  });
+});
