@@ -10,7 +10,7 @@ export type PackageCommand =
   | { type: 'UploadPackage'; package: PackageUploadedData }
   /** the package of another repository, stored again here: same blob, this repository's coordinates */
   | { type: 'CopyPackage'; package: PackageUploadedData; copied: PackageCopiedData; promotion: boolean }
-  | { type: 'DeletePackage'; packageId: string; reason: 'deleted' | 'repository-deleted' | 'promoted'; now: string };
+  | { type: 'DeletePackage'; packageId: string; reason: 'deleted' | 'repository-deleted' | 'promoted' | 'retention'; now: string };
 
 const duplicate = (pkg: PackageUploadedData) =>
   conflict('PACKYARD_ARTIFACT_DUPLICATE', `Package ${pkg.name} ${pkg.version} (${pkg.architecture}) already exists in ${pkg.distribution}`);

@@ -4,6 +4,7 @@ import { authRoutes, wellKnownRoutes } from './auth.routes';
 import { installScriptsRoutes } from './install-scripts.routes';
 import { packagesRoutes } from './packages.routes';
 import { repositoriesRoutes } from './repositories.routes';
+import { retentionRoutes } from './retention.routes';
 import { snippetsRoutes } from './snippets.routes';
 import { tokensRoutes } from './tokens.routes';
 import { uploadRoutes } from './upload.routes';
@@ -12,7 +13,7 @@ import { userRoutes } from './user.routes';
 import { workspacesRoutes } from './workspaces.routes';
 
 /** Routes under `/api/v1`, behind bearer auth. */
-export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [workspacesRoutes, repositoriesRoutes, usageRoutes, tokensRoutes, userRoutes, snippetsRoutes, packagesRoutes, uploadRoutes];
+export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [workspacesRoutes, repositoriesRoutes, usageRoutes, tokensRoutes, userRoutes, snippetsRoutes, packagesRoutes, uploadRoutes, retentionRoutes];
 
 /** Routes under `/api` that need no bearer token (sign-in, install scripts). */
 export const PUBLIC_API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [authRoutes, installScriptsRoutes];

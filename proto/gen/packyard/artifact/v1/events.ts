@@ -41,7 +41,10 @@ export interface PackageDeleted {
   sizeBytes: number;
   blobKey: string;
   deletedAt: string;
-  /** "deleted" (by a user) | "repository-deleted" | "promoted" (moved to another repository) */
+  /**
+   * "deleted" (by a user) | "repository-deleted" | "promoted" (moved to another repository)
+   * | "retention" (the repository's retention policy let it go)
+   */
   reason: string;
 }
 
@@ -78,6 +81,19 @@ export interface PackageDownloaded {
   tokenId: string;
   downloadedAt: string;
   count: number;
+}
+
+/**
+ * A repository's retention policy (stream retention-<repository id>): keep the newest
+ * keep_versions versions of each (name, distribution, architecture); 0 keeps everything.
+ * A version downloaded in the last keep_downloaded_days days stays regardless (0: no such rule).
+ */
+export interface RetentionPolicySet {
+  repositoryId: string;
+  workspaceId: string;
+  keepVersions: number;
+  keepDownloadedDays: number;
+  setAt: string;
 }
 
 function createBasePackageUploaded(): PackageUploaded {
@@ -1114,6 +1130,159 @@ export const PackageDownloaded: MessageFns<PackageDownloaded> = {
     message.tokenId = object.tokenId ?? "";
     message.downloadedAt = object.downloadedAt ?? "";
     message.count = object.count ?? 0;
+    return message;
+  },
+};
+
+function createBaseRetentionPolicySet(): RetentionPolicySet {
+  return { repositoryId: "", workspaceId: "", keepVersions: 0, keepDownloadedDays: 0, setAt: "" };
+}
+
+export const RetentionPolicySet: MessageFns<RetentionPolicySet> = {
+  encode(message: RetentionPolicySet, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(18).string(message.workspaceId);
+    }
+    if (message.keepVersions !== 0) {
+      writer.uint32(24).int32(message.keepVersions);
+    }
+    if (message.keepDownloadedDays !== 0) {
+      writer.uint32(32).int32(message.keepDownloadedDays);
+    }
+    if (message.setAt !== "") {
+      writer.uint32(42).string(message.setAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetentionPolicySet {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetentionPolicySet();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.keepVersions = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.keepDownloadedDays = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.setAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetentionPolicySet {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      keepVersions: isSet(object.keepVersions)
+        ? globalThis.Number(object.keepVersions)
+        : isSet(object.keep_versions)
+        ? globalThis.Number(object.keep_versions)
+        : 0,
+      keepDownloadedDays: isSet(object.keepDownloadedDays)
+        ? globalThis.Number(object.keepDownloadedDays)
+        : isSet(object.keep_downloaded_days)
+        ? globalThis.Number(object.keep_downloaded_days)
+        : 0,
+      setAt: isSet(object.setAt)
+        ? globalThis.String(object.setAt)
+        : isSet(object.set_at)
+        ? globalThis.String(object.set_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RetentionPolicySet): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.keepVersions !== 0) {
+      obj.keepVersions = Math.round(message.keepVersions);
+    }
+    if (message.keepDownloadedDays !== 0) {
+      obj.keepDownloadedDays = Math.round(message.keepDownloadedDays);
+    }
+    if (message.setAt !== "") {
+      obj.setAt = message.setAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RetentionPolicySet>): RetentionPolicySet {
+    return RetentionPolicySet.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RetentionPolicySet>): RetentionPolicySet {
+    const message = createBaseRetentionPolicySet();
+    message.repositoryId = object.repositoryId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.keepVersions = object.keepVersions ?? 0;
+    message.keepDownloadedDays = object.keepDownloadedDays ?? 0;
+    message.setAt = object.setAt ?? "";
     return message;
   },
 };
