@@ -54,6 +54,16 @@ export const snippetKeys = {
   detail: (repositoryId: string, choice: { codename?: string; component?: string } = {}) => [...snippetKeys.forRepository(repositoryId), choice] as const,
 };
 
+export interface RetentionPolicy {
+  keepVersions: number;
+  keepDownloadedDays: number;
+}
+
+export const retentionKeys = {
+  all: ['retention'] as const,
+  policy: (workspaceId: string, repositoryId: string) => [...retentionKeys.all, workspaceId, repositoryId, 'policy'] as const,
+};
+
 export const repoTokenKeys = {
   all: ['repo-tokens'] as const,
   list: (repositoryId: string) => [...repoTokenKeys.all, repositoryId, 'list'] as const,
@@ -163,5 +173,29 @@ export function useRevealRepoToken(repositoryId: string) {
   return useMutation({
     mutationFn: (tokenId: string) => api.get<{ token: string }>(`${repoTokensPath(repositoryId)}/${encodeURIComponent(tokenId)}/reveal`),
     onError: (error) => console.error('Could not reveal the repository token', error),
+  });
+}
+
+export function useRetentionPolicy(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  return useQuery(queryOptions({ queryKey: retentionKeys.policy(workspaceId, repositoryId), queryFn: () => api.get<RetentionPolicy>(`${repositoryPath(workspaceId, repositoryId)}/retention`) }));
+}
+
+export function useSaveRetentionPolicy(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (policy: RetentionPolicy) => api.put<RetentionPolicy>(`${repositoryPath(workspaceId, repositoryId)}/retention`, policy),
+    onSuccess: (saved) => queryClient.setQueryData(retentionKeys.policy(workspaceId, repositoryId), saved),
+  });
+}
+
+/** Runs the saved policy now (or only lists what it would delete); a real run changes the package lists. */
+export function useApplyRetention(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (dryRun: boolean) => api.post<{ dryRun: boolean; packages: RepositoryPackage[] }>(`${repositoryPath(workspaceId, repositoryId)}/retention/apply`, {}, { query: { dryRun } }),
+    onSuccess: (answer) => (answer.dryRun ? undefined : refreshAfterPackageChange(queryClient, workspaceId, repositoryId)),
   });
 }

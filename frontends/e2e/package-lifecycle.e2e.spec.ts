@@ -5,11 +5,12 @@ import { buildDeb, type RunningPackyard } from '@packyard/testing';
 import { type ApiSession, registerUser } from '@packyard/testing/api-session';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, type ConsoleBrowser, openBrowser, screenshot, startPackyard, waitForPath } from './console-harness';
+import { answerNextConfirm, buildConsole, type ConsoleBrowser, openBrowser, screenshot, startPackyard, waitForPath } from './console-harness';
 
-// The Packages tab's Promote action in Chromium against the single-node program: the dialog
-// offers the workspace's other repositories of the same kind, moves or copies the package
-// without a re-upload, and says so; the server's refusal shows in the dialog.
+// Package lifecycle screens in Chromium against the single-node program. The Packages tab's
+// Promote action: the dialog offers the workspace's other repositories of the same kind, moves
+// or copies the package without a re-upload, and says so; the server's refusal shows in the
+// dialog. The Settings tab's retention policy: validated, saved, previewed and applied.
 
 let program: RunningPackyard;
 let browser: ConsoleBrowser;
@@ -20,6 +21,8 @@ let work = '';
 const repositories: Record<string, string> = {};
 const at = (path: string) => `${program.url}${path}`;
 const packagesTab = (name: string) => at(`/workspaces/${workspaceId}/repos/${repositories[name]}/packages`);
+const settingsTab = (name: string) => at(`/workspaces/${workspaceId}/repos/${repositories[name]}/settings`);
+const versionsIn = async (name: string) => ((await user.call('GET', `/workspaces/${workspaceId}/repos/${repositories[name]}/packages`)).body.items as { version: string }[]).map((p) => p.version).sort();
 const row = (name: string) => page.getByRole('table', { name: 'Packages' }).getByRole('row').filter({ hasText: name });
 
 async function uploadViaApi(repository: string, file: string) {
@@ -40,11 +43,12 @@ beforeAll(async () => {
   program = await startPackyard();
   user = await registerUser(program);
   workspaceId = (await user.call('POST', '/workspaces', { name: 'Acme', slug: 'acme', description: '' })).body.id;
-  for (const [name, kind] of [['staging', 'DEB'], ['production', 'DEB'], ['testing', 'DEB'], ['yum', 'RPM']]) {
+  for (const [name, kind] of [['staging', 'DEB'], ['production', 'DEB'], ['testing', 'DEB'], ['yum', 'RPM'], ['nightly', 'DEB']]) {
     repositories[name] = (await user.call('POST', `/workspaces/${workspaceId}/repos`, { name, kind })).body.id;
   }
   await uploadViaApi('staging', await buildDeb({ name: 'hello-release', version: '1.0.0', arch: 'all' }, work));
   await uploadViaApi('staging', await buildDeb({ name: 'hello-mobile', version: '2.0.0', arch: 'all' }, work));
+  for (const version of ['1.0', '1.1', '1.2']) await uploadViaApi('nightly', await buildDeb({ name: 'nightly', version, arch: 'all' }, work));
 
   browser = await openBrowser({ width: 1280, height: 900 });
   page = browser.page;
@@ -69,7 +73,7 @@ describe('promoting a package from the Packages tab', () => {
     await dialog.waitFor();
     const target = dialog.getByLabel('Target repository');
     // the other DEB repositories only: not the source, not the RPM one
-    expect(await target.locator('option').allInnerTexts()).toEqual(['production', 'testing']);
+    expect(await target.locator('option').allInnerTexts()).toEqual(['production', 'testing', 'nightly']);
     await target.selectOption({ label: 'production' });
     await screenshot(page, 'package-promote-dialog');
     await dialog.getByRole('button', { name: 'Promote', exact: true }).click();
@@ -104,5 +108,48 @@ describe('promoting a package from the Packages tab', () => {
     await dialog.getByRole('alert').filter({ hasText: 'Package hello-mobile 2.0.0 (all) already exists in debian/bookworm' }).waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await row('hello-mobile').waitFor();
+  });
+});
+
+describe('retention in the Settings tab', () => {
+  it('(1280 px) validates, saves, previews and applies the policy', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(settingsTab('nightly'));
+    const form = page.getByRole('form', { name: 'Retention' });
+    const keep = form.getByLabel('Versions to keep');
+    await keep.waitFor();
+    expect(await keep.inputValue()).toBe('0');
+    expect(await form.getByLabel('Never delete a version downloaded in the last (days)').inputValue()).toBe('0');
+    expect(await form.getByRole('button', { name: 'Preview deletions' }).isDisabled()).toBe(true);
+
+    await keep.fill('two');
+    await form.getByText('Versions to keep must be a whole number from 0 to 1000').waitFor();
+    expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    await keep.fill('2');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('status').filter({ hasText: 'Retention policy saved.' }).waitFor();
+
+    await form.getByRole('button', { name: 'Preview deletions' }).click();
+    const wouldGo = form.getByRole('list', { name: 'Would be deleted' });
+    await wouldGo.waitFor();
+    expect(await wouldGo.locator('li').allInnerTexts()).toEqual(['nightly 1.0 (all, debian/bookworm)']);
+    await screenshot(page, 'repository-settings-retention');
+    expect(await versionsIn('nightly')).toEqual(['1.0', '1.1', '1.2']);
+
+    const confirmation = answerNextConfirm(page, true);
+    await form.getByRole('button', { name: 'Apply now' }).click();
+    expect(await confirmation).toBe('Delete the versions the retention policy lets go from nightly? This action cannot be undone.');
+    await form.getByRole('list', { name: 'Deleted' }).waitFor();
+    expect(await versionsIn('nightly')).toEqual(['1.1', '1.2']);
+  });
+
+  it('(375 px) shows the saved policy and fits the screen', async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto(settingsTab('nightly'));
+    const keep = page.getByRole('form', { name: 'Retention' }).getByLabel('Versions to keep');
+    await keep.waitFor();
+    expect(await keep.inputValue()).toBe('2');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await screenshot(page, 'repository-settings-retention');
   });
 });
