@@ -1,10 +1,11 @@
 import { busModule, defineModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
 import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import { workspaceHandlers } from './grpc/workspace.handlers';
+import { auditLogProjection } from './projections/audit-log.projection';
 import { workspacesProjection } from './projections/workspaces.projection';
 import { inboxReactions } from './reactions/inbox.reaction';
 
-const projections = [workspacesProjection];
+const projections = [workspacesProjection, auditLogProjection];
 
 export const workspaceModule = defineModule({
   name: 'workspace',

@@ -16,11 +16,11 @@ export type PackageEvent = PackageUploaded | PackageDeleted | PackageCopied | Pa
 export type { PackageCopiedData, PackageDownloadedData };
 
 /**
- * PackageUploaded and PackageDeleted go to `packyard.artifact.events.v1`: repository publishes
- * from them, whichever way the package came. How it came (copy, promotion) stays in this
- * module's log, for the audit trail.
+ * All go to `packyard.artifact.events.v1`: repository publishes from PackageUploaded and
+ * PackageDeleted whichever way the package came; PackageCopied / PackagePromoted tell the
+ * audit log how it came.
  */
-export const isPackageIntegrationEvent = (event: PackageEvent) => event.type === 'PackageUploaded' || event.type === 'PackageDeleted';
+export const isPackageIntegrationEvent = (_event: PackageEvent) => true;
 
 export interface PackageCoordinates {
   repositoryId: string;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayOptions } from '../app';
+import { auditRoutes } from './audit.routes';
 import { authRoutes, wellKnownRoutes } from './auth.routes';
 import { installScriptsRoutes } from './install-scripts.routes';
 import { packagesRoutes } from './packages.routes';
@@ -13,7 +14,7 @@ import { userRoutes } from './user.routes';
 import { workspacesRoutes } from './workspaces.routes';
 
 /** Routes under `/api/v1`, behind bearer auth. */
-export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [workspacesRoutes, repositoriesRoutes, usageRoutes, tokensRoutes, userRoutes, snippetsRoutes, packagesRoutes, uploadRoutes, retentionRoutes];
+export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [workspacesRoutes, repositoriesRoutes, usageRoutes, tokensRoutes, userRoutes, snippetsRoutes, packagesRoutes, uploadRoutes, retentionRoutes, auditRoutes];
 
 /** Routes under `/api` that need no bearer token (sign-in, install scripts). */
 export const PUBLIC_API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [authRoutes, installScriptsRoutes];

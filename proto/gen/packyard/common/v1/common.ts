@@ -19,13 +19,18 @@ export interface Caller {
   /** set when an account access token is limited to one repository */
   repositoryId: string;
   tokenId: string;
+  /**
+   * the client's IP address as the gateway saw it (TRUST_PROXY decides whether
+   * X-Forwarded-For counts); events record it for the audit log
+   */
+  address: string;
 }
 
 export interface Empty {
 }
 
 function createBaseCaller(): Caller {
-  return { userId: "", kind: "", scopes: [], repositoryId: "", tokenId: "" };
+  return { userId: "", kind: "", scopes: [], repositoryId: "", tokenId: "", address: "" };
 }
 
 export const Caller: MessageFns<Caller> = {
@@ -44,6 +49,9 @@ export const Caller: MessageFns<Caller> = {
     }
     if (message.tokenId !== "") {
       writer.uint32(42).string(message.tokenId);
+    }
+    if (message.address !== "") {
+      writer.uint32(50).string(message.address);
     }
     return writer;
   },
@@ -101,6 +109,14 @@ export const Caller: MessageFns<Caller> = {
             message.tokenId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -132,6 +148,7 @@ export const Caller: MessageFns<Caller> = {
         : isSet(object.token_id)
         ? globalThis.String(object.token_id)
         : "",
+      address: isSet(object.address) ? globalThis.String(object.address) : "",
     };
   },
 
@@ -152,6 +169,9 @@ export const Caller: MessageFns<Caller> = {
     if (message.tokenId !== "") {
       obj.tokenId = message.tokenId;
     }
+    if (message.address !== "") {
+      obj.address = message.address;
+    }
     return obj;
   },
 
@@ -165,6 +185,7 @@ export const Caller: MessageFns<Caller> = {
     message.scopes = object.scopes?.map((e) => e) || [];
     message.repositoryId = object.repositoryId ?? "";
     message.tokenId = object.tokenId ?? "";
+    message.address = object.address ?? "";
     return message;
   },
 };

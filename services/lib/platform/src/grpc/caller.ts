@@ -6,7 +6,7 @@ export type { Caller };
 /** The metadata key carrying the caller on every call between modules. */
 export const CALLER_METADATA_KEY = 'x-packyard-caller';
 
-export const SYSTEM_CALLER: Caller = { userId: '', kind: 'system', scopes: [], repositoryId: '', tokenId: '' };
+export const SYSTEM_CALLER: Caller = { userId: '', kind: 'system', scopes: [], repositoryId: '', tokenId: '', address: '' };
 
 export const encodeCaller = (caller: Caller): string => Buffer.from(JSON.stringify(caller)).toString('base64url');
 
@@ -15,7 +15,7 @@ export function decodeCaller(metadata: Metadata): Caller | undefined {
   if (typeof raw !== 'string' || raw === '') return undefined;
   try {
     const value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<Caller>;
-    return { userId: value.userId ?? '', kind: value.kind ?? '', scopes: value.scopes ?? [], repositoryId: value.repositoryId ?? '', tokenId: value.tokenId ?? '' };
+    return { userId: value.userId ?? '', kind: value.kind ?? '', scopes: value.scopes ?? [], repositoryId: value.repositoryId ?? '', tokenId: value.tokenId ?? '', address: value.address ?? '' };
   } catch {
     return undefined;
   }
