@@ -10,7 +10,8 @@ import { answerNextConfirm, buildConsole, type ConsoleBrowser, openBrowser, scre
 // Package lifecycle screens in Chromium against the single-node program. The Packages tab's
 // Promote action: the dialog offers the workspace's other repositories of the same kind, moves
 // or copies the package without a re-upload, and says so; the server's refusal shows in the
-// dialog. The Settings tab's retention policy: validated, saved, previewed and applied.
+// dialog. The Settings tab's retention policy: validated, saved, previewed and applied. The
+// workspace's audit log shows those actions with their actor, filters, pages and exports.
 
 let program: RunningPackyard;
 let browser: ConsoleBrowser;
@@ -151,5 +152,51 @@ describe('retention in the Settings tab', () => {
     expect(await keep.inputValue()).toBe('2');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await screenshot(page, 'repository-settings-retention');
+  });
+});
+
+describe('the workspace audit log', () => {
+  it('(1280 px) lists the promotion and the retention deletion with actor and address, filters and exports', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(at(`/workspaces/${workspaceId}/repos`));
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await waitForPath(page, `/workspaces/${workspaceId}/audit`);
+    const table = page.getByRole('table', { name: 'Audit log' });
+    const promoted = table.getByRole('row').filter({ hasText: 'hello-release 1.0.0 (all, debian/bookworm) in production from staging' });
+    await promoted.waitFor();
+    expect(await promoted.innerText()).toMatch(new RegExp(`Package promoted[\\s\\S]*${user.email.replace(/[.+]/g, '\\$&')}[\\s\\S]*127\\.0\\.0\\.1`));
+    await screenshot(page, 'workspace-audit-log');
+
+    await page.getByLabel('Action').selectOption({ label: 'Package deleted' });
+    await table.getByRole('row').filter({ hasText: 'Package uploaded' }).first().waitFor({ state: 'detached' });
+    const deleted = table.getByRole('row').filter({ hasText: 'nightly 1.0 (all, debian/bookworm) in nightly' });
+    await deleted.waitFor();
+    expect(await deleted.innerText()).toContain('retention');
+    expect(await table.getByRole('row').count()).toBe(2);
+
+    await page.getByPlaceholder('Actor (email or token)...').fill('nobody-like-this');
+    await page.getByText('Nothing matches these filters.').waitFor();
+    await page.getByPlaceholder('Actor (email or token)...').fill('');
+    await page.getByLabel('Action').selectOption({ label: 'All actions' });
+    await promoted.waitFor();
+
+    const total = (await user.call('GET', `/workspaces/${workspaceId}/audit`)).body.total as number;
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export JSON lines' }).click();
+    const file = await (await downloading).path();
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { action: string });
+    expect(lines).toHaveLength(total);
+    expect(lines.map((line) => line.action)).toContain('package.promoted');
+  });
+
+  it('(375 px) fits the screen', async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto(at(`/workspaces/${workspaceId}/audit`));
+    await page.getByRole('table', { name: 'Audit log' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    // each entry is a card: what was done gets the whole width, not a word per line
+    const what = await page.getByRole('table', { name: 'Audit log' }).getByRole('cell').filter({ hasText: 'from staging' }).first().boundingBox();
+    expect(what!.width).toBeGreaterThan(250);
+    await screenshot(page, 'workspace-audit-log');
   });
 });
