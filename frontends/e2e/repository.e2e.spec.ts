@@ -139,7 +139,7 @@ describe('repository page (1280 px)', () => {
     const breadcrumb = page.getByRole('navigation', { name: 'Breadcrumb' });
     expect((await breadcrumb.innerText()).replace(/\s*\/\s*/g, ' / ')).toBe(`Workspaces / Acme / ${debRepo.name}`);
     expect(await tab('Overview').getAttribute('aria-selected')).toBe('true');
-    expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Overview', 'Install', 'Packages', 'Upload', 'Keys']);
+    expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Overview', 'Install', 'Packages', 'Upload', 'Keys', 'Settings']);
     const facts = await page.getByRole('list', { name: 'Repository facts' }).innerText();
     for (const fact of ['0 packages', '0 B', 'Codename: bookworm', 'Component: main', 'Created ']) expect(facts).toContain(fact);
     await visible('DEB');

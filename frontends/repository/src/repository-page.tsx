@@ -7,6 +7,7 @@ import { InstallTab } from './tabs/install-tab';
 import { KeysTab } from './tabs/keys-tab';
 import { OverviewTab } from './tabs/overview-tab';
 import { PackagesTab } from './tabs/packages-tab';
+import { SettingsTab } from './tabs/settings-tab';
 import { UploadTab } from './tabs/upload-tab';
 import './repository.css';
 
@@ -144,5 +145,7 @@ function ActiveTab({ tab, ...props }: { tab: RepositoryTab; workspaceId: string;
       return <UploadTab workspaceId={props.workspaceId} repository={props.repository} />;
     case 'keys':
       return <KeysTab repository={props.repository} />;
+    case 'settings':
+      return <SettingsTab workspaceId={props.workspaceId} repository={props.repository} />;
   }
 }

@@ -80,6 +80,16 @@ export const snippetKeys = {
   detail: (repositoryId: string, choice: AptChoice = {}) => [...snippetKeys.forRepository(repositoryId), choice] as const,
 };
 
+export interface RetentionPolicy {
+  keepVersions: number;
+  keepDownloadedDays: number;
+}
+
+export const retentionKeys = {
+  all: ['retention'] as const,
+  policy: (workspaceId: string, repositoryId: string) => [...retentionKeys.all, workspaceId, repositoryId, 'policy'] as const,
+};
+
 export const repoTokenKeys = {
   all: ['repo-tokens'] as const,
   list: (repositoryId: string) => [...repoTokenKeys.all, repositoryId, 'list'] as const,
@@ -144,6 +154,23 @@ export function useDeletePackage(workspaceId: string, repositoryId: string) {
   return useMutation({
     mutationFn: (packageId: string) => api.delete(`${repositoryPath(workspaceId, repositoryId)}/packages/${encodeURIComponent(packageId)}`),
     onSuccess: () => refreshAfterPackageChange(queryClient, workspaceId, repositoryId),
+  });
+}
+
+export type PackageMove = 'promote' | 'copy';
+
+/**
+ * Promote (move) or copy a package into another repository of the workspace, answering once
+ * the target publishes it; both repositories' lists and counts change.
+ */
+export function useMovePackage(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ packageId, targetRepositoryId, move }: { packageId: string; targetRepositoryId: string; move: PackageMove }) =>
+      api.post<RepositoryPackage>(`${repositoryPath(workspaceId, repositoryId)}/packages/${encodeURIComponent(packageId)}/${move}`, { targetRepositoryId }, { query: { wait: 'published' } }),
+    onSuccess: (_moved, { targetRepositoryId }) =>
+      Promise.all([refreshAfterPackageChange(queryClient, workspaceId, repositoryId), refreshAfterPackageChange(queryClient, workspaceId, targetRepositoryId)]),
   });
 }
 
@@ -212,5 +239,29 @@ export function useRollSigningKey(repositoryId: string) {
   return useMutation({
     mutationFn: () => api.post<SigningKey>(`/v1/repos/${encodeURIComponent(repositoryId)}/keys/roll`, {}),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: signingKeyKeys.list(repositoryId) }),
+  });
+}
+
+export function useRetentionPolicy(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  return useQuery(queryOptions({ queryKey: retentionKeys.policy(workspaceId, repositoryId), queryFn: () => api.get<RetentionPolicy>(`${repositoryPath(workspaceId, repositoryId)}/retention`) }));
+}
+
+export function useSaveRetentionPolicy(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (policy: RetentionPolicy) => api.put<RetentionPolicy>(`${repositoryPath(workspaceId, repositoryId)}/retention`, policy),
+    onSuccess: (saved) => queryClient.setQueryData(retentionKeys.policy(workspaceId, repositoryId), saved),
+  });
+}
+
+/** Runs the saved policy now (or only lists what it would delete); a real run changes the package lists. */
+export function useApplyRetention(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (dryRun: boolean) => api.post<{ dryRun: boolean; packages: RepositoryPackage[] }>(`${repositoryPath(workspaceId, repositoryId)}/retention/apply`, {}, { query: { dryRun } }),
+    onSuccess: (answer) => (answer.dryRun ? undefined : refreshAfterPackageChange(queryClient, workspaceId, repositoryId)),
   });
 }

@@ -10,6 +10,7 @@ export const REPOSITORY_TABS = [
   { id: 'packages', label: 'Packages', icon: 'package' },
   { id: 'upload', label: 'Upload', icon: 'upload' },
   { id: 'keys', label: 'Keys', icon: 'key' },
+  { id: 'settings', label: 'Settings', icon: 'settings' },
 ] as const;
 
 export type RepositoryTab = (typeof REPOSITORY_TABS)[number]['id'];
@@ -278,4 +279,16 @@ export function installScriptPath(downloadScript: string): string | undefined {
 /** The example that follows the installation: refresh the lists, then install a package. */
 export function exampleInstallCommand(kind: RepositoryKind, packageName = '<package-name>'): string {
   return kind === 'DEB' ? `sudo apt-get update && sudo apt-get install -y ${packageName}` : `sudo dnf makecache && sudo dnf install -y ${packageName}`;
+}
+
+// --- Settings: retention ---------------------------------------------------------------
+
+export const MAX_KEEP_VERSIONS = 1000;
+export const MAX_KEEP_DOWNLOADED_DAYS = 3650;
+
+/** The form's text as a whole number in range, or the message the field shows. */
+export function wholeNumberInRange(text: string, max: number, what: string): number | string {
+  const trimmed = text.trim();
+  if (!/^\d+$/.test(trimmed) || Number(trimmed) > max) return `${what} must be a whole number from 0 to ${max}`;
+  return Number(trimmed);
 }

@@ -137,9 +137,14 @@ export default function WorkspaceRepositoriesPage() {
         title={`${workspace.data?.name ?? 'Workspace'} Repositories`}
         description={workspace.data && <span className="pk-mono">/{workspace.data.slug}</span>}
         actions={
-          <Button variant="primary" icon="plus" onClick={() => setDialogOpen(true)}>
-            New Repository
-          </Button>
+          <>
+            <Link to={`/workspaces/${workspaceId}/audit`} className="pk-button pk-button--secondary pk-button--md">
+              <Icon name="activity" size={17} /> Audit log
+            </Link>
+            <Button variant="primary" icon="plus" onClick={() => setDialogOpen(true)}>
+              New Repository
+            </Button>
+          </>
         }
       >
         <Link to="/workspaces" className="pk-back-link">

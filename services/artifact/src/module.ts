@@ -5,11 +5,13 @@ import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { artifactHandlers } from './grpc/artifact.handlers';
 import { packagesProjection } from './projections/packages.projection';
+import { retentionPoliciesProjection } from './projections/retention-policies.projection';
 import { packageDownloadedReaction } from './reactions/package-downloaded.reaction';
 import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+import { retentionAfterUploadReaction } from './reactions/retention-after-upload.reaction';
 import { WorkerDigesters } from './uploads/worker-digester';
 
-const projections = [packagesProjection];
+const projections = [packagesProjection, retentionPoliciesProjection];
 
 export const artifactModule = defineModule({
   name: 'artifact',
@@ -31,6 +33,7 @@ export const artifactModule = defineModule({
       reactions: [
         packageDownloadedReaction(stores.events),
         repositoryDeletedReaction(running, blobs),
+        retentionAfterUploadReaction(running, blobs),
       ],
       fail: ctx.fail,
     });

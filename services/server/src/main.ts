@@ -1,11 +1,13 @@
 import { createLogger, describeSettings, loadConfig, ModuleManager, ModuleStartError, rebuildModuleProjections } from '@packyard/platform';
 import { parseArgs, selectTargets, usage } from './cli';
+import { clientUsage, isClientCommand, processIo, runClient } from './client/client';
 import { ALL_MODULES, TARGETS } from './modules';
 
 async function main(): Promise<number> {
+  if (isClientCommand(process.argv[2])) return runClient(process.argv.slice(2), processIo());
   const command = parseArgs(process.argv.slice(2));
   if (command.name === 'help') {
-    process.stdout.write(usage(TARGETS, describeSettings(ALL_MODULES)));
+    process.stdout.write(`${usage(TARGETS, describeSettings(ALL_MODULES))}\n${clientUsage()}\n`);
     return 0;
   }
   if (command.name === 'list-targets') {

@@ -1,11 +1,12 @@
 import { busModule, defineModule, defineSettings, GiB, grpcServerModule, httpServerModule, integer, openModuleStores, startEventSourcing } from '@packyard/platform';
 import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import { workspaceHandlers } from './grpc/workspace.handlers';
+import { auditLogProjection } from './projections/audit-log.projection';
 import { workspacesProjection } from './projections/workspaces.projection';
 import { inboxReactions } from './reactions/inbox.reaction';
 import { userDeletedReaction } from './reactions/user-deleted.reaction';
 
-const projections = [workspacesProjection];
+const projections = [workspacesProjection, auditLogProjection];
 
 export const WORKSPACE_SETTINGS = defineSettings({
   storageLimitBytes: integer('PLAN_STORAGE_LIMIT_BYTES', 10 * GiB, 'storage limit of the default plan, shown in the usage summary'),

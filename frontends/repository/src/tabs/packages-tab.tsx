@@ -2,6 +2,7 @@ import { Button, EmptyState, ErrorPanel, formatDate, Icon, IconButton, type Repo
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { PACKAGE_COLUMNS, PackageCells } from '../package-cells';
+import { PromoteDialog } from '../packages/promote-dialog';
 import type { KnownTokens } from '../repository-page';
 import { basicAuthorization, DOWNLOAD_NEEDS_TOKEN, PACKAGE_PAGE_SIZE, packageDeleteConfirmation, packageFileUrl, pageCount } from '../repository-rules';
 import { packageKeys, type RepositoryPackage, useDeletePackage, usePackages, useRepoTokens, useRevealRepoToken, useSnippets } from '../repository-resources';
@@ -94,6 +95,9 @@ export function PackagesTab(props: PackagesTabProps) {
     if (packages.data && page > 0 && page >= pages) setPage(pages - 1);
   }, [packages.data, page, pages]);
 
+  const [promoting, setPromoting] = useState<RepositoryPackage>();
+  const [notice, setNotice] = useState<string>();
+
   const remove = (pkg: RepositoryPackage) => {
     if (window.confirm(packageDeleteConfirmation(pkg.name, pkg.version))) deletePackage.mutate(pkg.id);
   };
@@ -112,6 +116,11 @@ export function PackagesTab(props: PackagesTabProps) {
           </span>
         )}
       </div>
+      {notice && (
+        <div className="pk-alert pk-alert--success" role="status">
+          {notice}
+        </div>
+      )}
       {error && (
         <div className="pk-alert" role="alert">
           {error}
@@ -150,6 +159,7 @@ export function PackagesTab(props: PackagesTabProps) {
                     <td data-label="Actions">
                       <div className="pk-row pk-row--tight">
                         <IconButton label={`Download ${pkg.filename}`} icon="download" disabled={!ready || busy === pkg.id} onClick={() => void download(pkg)} />
+                        <IconButton label={`Promote ${pkg.name} ${pkg.version}`} icon="upload" onClick={() => setPromoting(pkg)} />
                         <IconButton label={`Delete ${pkg.name} ${pkg.version}`} icon="trash" variant="danger" disabled={deletePackage.isPending} onClick={() => remove(pkg)} />
                       </div>
                     </td>
@@ -173,6 +183,16 @@ export function PackagesTab(props: PackagesTabProps) {
           </nav>
         </>
       )}
+      <PromoteDialog
+        workspaceId={workspaceId}
+        repository={repository}
+        pkg={promoting}
+        onClose={() => setPromoting(undefined)}
+        onDone={(message) => {
+          setPromoting(undefined);
+          setNotice(message);
+        }}
+      />
     </div>
   );
 }

@@ -6,6 +6,10 @@ import type { RepositoryServiceDefinition } from '@packyard/proto/packyard/repos
 import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent } from '../packages/package.events';
 import { PACKAGES, toPackage, type PackageDocument } from '../projections/packages.projection';
+import { copyPackage } from '../copies/copy-package';
+import { applyRetention, retentionPolicyOf } from '../retention/apply-retention';
+import { retentionDecider } from '../retention/retention.decider';
+import { retentionStream } from '../retention/retention.events';
 import { releaseBlobIfUnused } from '../uploads/blob-references';
 import { claimUpload, type UploadSettings } from '../uploads/claim-upload';
 
@@ -65,6 +69,38 @@ export function artifactHandlers(
       await es.caughtUp(result.lastPosition);
       await releaseBlobIfUnused(packages, blobs, doc.blobKey);
       return {};
+    },
+
+    async copyPackage(request, { caller }) {
+      const source = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      const target = await repositoryOf(request.workspaceId, request.targetRepositoryId, caller);
+      const doc = await packageOf(source.id, request.packageId);
+      return copyPackage(es, { source: doc, target, distribution: request.distribution, promote: request.promote, caller, now: new Date().toISOString() });
+    },
+
+    async getRetentionPolicy(request, { caller }) {
+      const repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      return retentionPolicyOf(es, repository.id);
+    },
+
+    async setRetentionPolicy(request, { caller }) {
+      const repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      const policy = { keepVersions: request.policy?.keepVersions ?? 0, keepDownloadedDays: request.policy?.keepDownloadedDays ?? 0 };
+      const result = await handleCommand(
+        es.events,
+        retentionStream(repository.id),
+        retentionDecider,
+        { type: 'SetRetentionPolicy', repositoryId: repository.id, workspaceId: repository.workspaceId, policy, now: new Date().toISOString() },
+        { metadata: { caller } },
+      );
+      if (result.newEvents.length) await es.caughtUp(result.lastPosition);
+      return retentionPolicyOf(es, repository.id);
+    },
+
+    async applyRetention(request, { caller }) {
+      const repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      const packages = await applyRetention(es, blobs, repository.id, { dryRun: request.dryRun, now: new Date(), metadata: { caller } });
+      return { packages: packages.map(toPackage) };
     },
 
     async getPackageFile(request) {

@@ -1,6 +1,6 @@
 import { assertNever, conflict, notFound, type Decider } from '@packyard/platform';
 import type { PackageUploaded as PackageUploadedData } from '@packyard/proto/packyard/artifact/v1/events';
-import type { PackageEvent } from './package.events';
+import type { PackageCopiedData, PackageEvent } from './package.events';
 
 export type PackageState =
   | { status: 'absent' }
@@ -8,7 +8,12 @@ export type PackageState =
 
 export type PackageCommand =
   | { type: 'UploadPackage'; package: PackageUploadedData }
-  | { type: 'DeletePackage'; packageId: string; reason: 'deleted' | 'repository-deleted'; now: string };
+  /** the package of another repository, stored again here: same blob, this repository's coordinates */
+  | { type: 'CopyPackage'; package: PackageUploadedData; copied: PackageCopiedData; promotion: boolean }
+  | { type: 'DeletePackage'; packageId: string; reason: 'deleted' | 'repository-deleted' | 'promoted' | 'retention'; now: string };
+
+const duplicate = (pkg: PackageUploadedData) =>
+  conflict('PACKYARD_ARTIFACT_DUPLICATE', `Package ${pkg.name} ${pkg.version} (${pkg.architecture}) already exists in ${pkg.distribution}`);
 
 /**
  * A package at its coordinates: stored once; a second upload of the same name, version,
@@ -19,14 +24,15 @@ export const packageDecider: Decider<PackageState, PackageCommand, PackageEvent>
   decide(command, state) {
     switch (command.type) {
       case 'UploadPackage': {
-        const pkg = command.package;
-        if (state.status === 'stored') {
-          throw conflict(
-            'PACKYARD_ARTIFACT_DUPLICATE',
-            `Package ${pkg.name} ${pkg.version} (${pkg.architecture}) already exists in ${pkg.distribution}`,
-          );
-        }
-        return [{ type: 'PackageUploaded', data: pkg }];
+        if (state.status === 'stored') throw duplicate(command.package);
+        return [{ type: 'PackageUploaded', data: command.package }];
+      }
+      case 'CopyPackage': {
+        if (state.status === 'stored') throw duplicate(command.package);
+        return [
+          { type: 'PackageUploaded', data: command.package },
+          { type: command.promotion ? 'PackagePromoted' : 'PackageCopied', data: command.copied },
+        ];
       }
       case 'DeletePackage': {
         if (state.status !== 'stored' || state.package.packageId !== command.packageId) {
@@ -54,12 +60,15 @@ export const packageDecider: Decider<PackageState, PackageCommand, PackageEvent>
         return assertNever(command);
     }
   },
-  evolve(_state, event) {
+  evolve(state, event) {
     switch (event.type) {
       case 'PackageUploaded':
         return { status: 'stored', package: event.data };
       case 'PackageDeleted':
         return { status: 'absent' };
+      case 'PackageCopied':
+      case 'PackagePromoted':
+        return state;
       default:
         return assertNever(event);
     }

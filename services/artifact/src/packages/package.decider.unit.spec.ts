@@ -31,4 +31,30 @@ describe('package decider', () => {
     spec.given([uploaded, deleted]).when({ type: 'DeletePackage', packageId: 'p1', reason: 'deleted', now: 'x' }).thenThrows(/Package not found/);
     spec.given([]).when({ type: 'DeletePackage', packageId: 'p1', reason: 'deleted', now: 'x' }).thenThrows(/Package not found/);
   });
+
+  describe('copies from another repository', () => {
+    const copy: PackageUploadedData = { ...hello, packageId: 'p9', repositoryId: 'r2', uploadedAt: '2026-01-03T00:00:00.000Z' };
+    const copied = {
+      packageId: 'p9', repositoryId: 'r2', workspaceId: 'w1', sourcePackageId: 'p1', sourceRepositoryId: 'r1',
+      distribution: 'ubuntu/noble', name: 'hello', version: '1.0-1', architecture: 'amd64', copiedAt: '2026-01-03T00:00:00.000Z',
+    };
+
+    it('stores the copy like an upload (same blob) and records where it came from', () =>
+      spec.given([]).when({ type: 'CopyPackage', package: copy, copied, promotion: false }).then([{ type: 'PackageUploaded', data: copy }, { type: 'PackageCopied', data: copied }]));
+
+    it('records a promotion as such', () =>
+      spec.given([]).when({ type: 'CopyPackage', package: copy, copied, promotion: true }).then([{ type: 'PackageUploaded', data: copy }, { type: 'PackagePromoted', data: copied }]));
+
+    it('refuses a copy onto a version the target has already', () =>
+      spec.given([{ type: 'PackageUploaded', data: copy }]).when({ type: 'CopyPackage', package: { ...copy, packageId: 'p10' }, copied, promotion: false }).thenThrows(/already exists in ubuntu\/noble/));
+
+    it('a copied package can be deleted like an uploaded one', () =>
+      spec
+        .given([{ type: 'PackageUploaded', data: copy }, { type: 'PackageCopied', data: copied }])
+        .when({ type: 'DeletePackage', packageId: 'p9', reason: 'deleted', now: '2026-01-04T00:00:00.000Z' })
+        .then([{ type: 'PackageDeleted', data: { ...deleted.data, packageId: 'p9', repositoryId: 'r2', deletedAt: '2026-01-04T00:00:00.000Z' } }]));
+
+    it('removes a promoted source with the reason "promoted"', () =>
+      spec.given([uploaded]).when({ type: 'DeletePackage', packageId: 'p1', reason: 'promoted', now: '2026-01-02T00:00:00.000Z' }).then([{ type: 'PackageDeleted', data: { ...deleted.data, reason: 'promoted' } }]));
+  });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '@packyard/platform';
 import type {
+  PackageCopied as PackageCopiedData,
   PackageDeleted as PackageDeletedData,
   PackageDownloaded as PackageDownloadedData,
   PackageUploaded as PackageUploadedData,
@@ -8,10 +9,17 @@ import type {
 
 export type PackageUploaded = DomainEvent<'PackageUploaded', PackageUploadedData>;
 export type PackageDeleted = DomainEvent<'PackageDeleted', PackageDeletedData>;
-export type PackageEvent = PackageUploaded | PackageDeleted;
-export type { PackageDownloadedData };
+/** how a package entered its repository when it came from another one (after its PackageUploaded) */
+export type PackageCopied = DomainEvent<'PackageCopied', PackageCopiedData>;
+export type PackagePromoted = DomainEvent<'PackagePromoted', PackageCopiedData>;
+export type PackageEvent = PackageUploaded | PackageDeleted | PackageCopied | PackagePromoted;
+export type { PackageCopiedData, PackageDownloadedData };
 
-/** both go to `packyard.artifact.events.v1`: repository publishes from them */
+/**
+ * All go to `packyard.artifact.events.v1`: repository publishes from PackageUploaded and
+ * PackageDeleted whichever way the package came; PackageCopied / PackagePromoted tell the
+ * audit log how it came.
+ */
 export const isPackageIntegrationEvent = (_event: PackageEvent) => true;
 
 export interface PackageCoordinates {

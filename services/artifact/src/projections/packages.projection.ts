@@ -19,6 +19,8 @@ export interface PackageDocument {
   blobKey: string;
   publishedAt: string;
   downloads: number;
+  /** the newest download delivery reported (retention spares recently downloaded versions) */
+  lastDownloadedAt?: string;
 }
 
 export const PACKAGES = 'packages';
@@ -76,7 +78,9 @@ export const packagesProjection: Projection = {
         if (!isInboxEvent(event.stream, 'delivery') && !isInboxEvent(event.stream, 'artifact')) return;
         const data = event.data as PackageDownloaded;
         const doc = await packages.get(data.packageId);
-        if (doc) await packages.upsert({ ...doc, downloads: doc.downloads + Math.max(1, data.count || 1) });
+        if (!doc) return;
+        const lastDownloadedAt = data.downloadedAt && (!doc.lastDownloadedAt || data.downloadedAt > doc.lastDownloadedAt) ? data.downloadedAt : doc.lastDownloadedAt;
+        await packages.upsert({ ...doc, downloads: doc.downloads + Math.max(1, data.count || 1), ...(lastDownloadedAt ? { lastDownloadedAt } : {}) });
         return;
       }
     }

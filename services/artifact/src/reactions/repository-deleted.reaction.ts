@@ -4,8 +4,13 @@ import type { RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/e
 import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent } from '../packages/package.events';
 import { PACKAGES, type PackageDocument } from '../projections/packages.projection';
+import { releaseBlobIfUnused } from '../uploads/blob-references';
 
-/** RepositoryDeleted → every package of it is deleted (PackageDeleted, reason repository-deleted) and its bytes freed. */
+/**
+ * RepositoryDeleted → every package of it is deleted (PackageDeleted, reason repository-deleted)
+ * and its bytes freed unless a copy in another repository still names them: a blob under this
+ * repository's prefix may be a promoted package's, and a copy here may name another's blob.
+ */
 /** `running()` is the module's event sourcing, which starts this reaction and so exists only after it */
 export const repositoryDeletedReaction = (running: () => EventSourcing, blobs: BlobStore): Reaction => ({
   contexts: ['repository'],
@@ -15,7 +20,8 @@ export const repositoryDeletedReaction = (running: () => EventSourcing, blobs: B
     const es = running();
     const packages = es.readModels.collection<PackageDocument>(PACKAGES);
     let lastPosition = 0;
-    for (const doc of await packages.find({ repositoryId })) {
+    const docs = await packages.find({ repositoryId });
+    for (const doc of docs) {
       try {
         const result = await handleCommand(es.events, doc.stream, packageDecider, { type: 'DeletePackage', packageId: doc.id, reason: 'repository-deleted', now: deletedAt }, {
           isIntegration: isPackageIntegrationEvent,
@@ -28,6 +34,8 @@ export const repositoryDeletedReaction = (running: () => EventSourcing, blobs: B
       }
     }
     if (lastPosition) await es.caughtUp(lastPosition, 60_000);
-    for await (const key of blobs.list(`packages/${repositoryId}/`)) await blobs.delete(key);
+    const keys = new Set(docs.map((doc) => doc.blobKey));
+    for await (const key of blobs.list(`packages/${repositoryId}/`)) keys.add(key);
+    for (const key of keys) await releaseBlobIfUnused(packages, blobs, key);
   },
 });

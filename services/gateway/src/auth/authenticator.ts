@@ -41,7 +41,7 @@ export function createAuthenticator(clients: GrpcClients) {
       result = await verifyWith(true);
     }
     const { sub, sid } = result.payload;
-    return { userId: String(sub), kind: 'id_token', scopes: ['read', 'publish', 'admin'], repositoryId: '', tokenId: '', ...(typeof sid === 'string' ? { sessionId: sid } : {}) };
+    return { userId: String(sub), kind: 'id_token', scopes: ['read', 'publish', 'admin'], repositoryId: '', tokenId: '', address: '', ...(typeof sid === 'string' ? { sessionId: sid } : {}) };
   };
 
   return async function authenticate(authorization: string | undefined): Promise<Caller> {
@@ -54,11 +54,11 @@ export function createAuthenticator(clients: GrpcClients) {
         const key = await identity.validateUserToken({ token: credential }, { caller: GATEWAY_CALLER });
         if (!key.valid) throw unauthenticated('Invalid or revoked token');
         // a user API key acts like an account access token: limited to its scopes
-        return { userId: key.userId, kind: 'access_token', scopes: key.scopes, repositoryId: '', tokenId: key.tokenId };
+        return { userId: key.userId, kind: 'access_token', scopes: key.scopes, repositoryId: '', tokenId: key.tokenId, address: '' };
       }
       const result = await tokens.validateToken({ token: credential, repositoryId: '' }, { caller: GATEWAY_CALLER });
       if (!result.valid || result.kind !== 'access_token') throw unauthenticated('Invalid or revoked token');
-      return { userId: result.ownerId, kind: 'access_token', scopes: result.scopes, repositoryId: result.repositoryId, tokenId: result.tokenId };
+      return { userId: result.ownerId, kind: 'access_token', scopes: result.scopes, repositoryId: result.repositoryId, tokenId: result.tokenId, address: '' };
     } catch (error) {
       if (error instanceof PackyardError && (error.kind === 'UNAVAILABLE' || error.kind === 'TIMEOUT')) throw error;
       if (error instanceof PackyardError && error.kind === 'UNAUTHENTICATED') throw error;

@@ -22,7 +22,8 @@ declare module 'fastify' {
 export async function bearerAuth(app: FastifyInstance, options: { authenticate: Authenticate }) {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    request.caller = await options.authenticate(request.headers.authorization);
+    // the client address travels with the caller into every event the call causes (the audit log's "from where")
+    request.caller = { ...(await options.authenticate(request.headers.authorization)), address: request.ip };
     const needed: Scope = request.routeOptions.config.scope ?? (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'admin');
     if (request.caller.kind === 'access_token') {
       if (!request.caller.scopes.includes(needed)) throw forbidden(`This token lacks the "${needed}" scope`);

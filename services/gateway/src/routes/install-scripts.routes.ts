@@ -37,7 +37,7 @@ export const installScriptsRoutes: FastifyPluginAsync<GatewayOptions> = async (p
           component: request.query.component ?? '',
           origin: `${request.protocol}://${request.host}`,
         },
-        { caller: { userId: '', kind: 'anonymous', scopes: [], repositoryId: '', tokenId: '' } },
+        { caller: { userId: '', kind: 'anonymous', scopes: [], repositoryId: '', tokenId: '', address: request.ip } },
       );
       return reply.type('text/x-shellscript; charset=utf-8').header('cache-control', 'no-cache').send(script);
     },

@@ -1,7 +1,9 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { ArtifactServiceDefinition, type Package } from '@packyard/proto/packyard/artifact/v1/artifact';
+import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import type { GatewayOptions } from '../app';
+import { waitUntilServed } from './upload.routes';
 
 /** The spec's package object (§6) plus the distribution it was uploaded for. */
 export const PackageSchema = Type.Object({
@@ -19,6 +21,12 @@ export const PackageSchema = Type.Object({
 export const toPackageJson = ({ repositoryId: _repositoryId, sha256: _sha256, ...item }: Package) => item;
 
 const PackagesPath = Type.Object({ workspaceId: Type.String(), repoId: Type.String() });
+const PackagePath = Type.Object({ workspaceId: Type.String(), repoId: Type.String(), packageId: Type.String() });
+
+const CopyBody = Type.Object({
+  targetRepositoryId: Type.String({ minLength: 1, description: 'a repository of the same workspace and kind' }),
+  distribution: Type.Optional(Type.String({ description: "distro/version in the target (default: the package's own)" })),
+});
 
 /** `/v1/workspaces/{workspaceId}/repos/{repoId}/packages` (spec §7): list and search, delete. */
 export const packagesRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { clients }) => {
@@ -60,7 +68,7 @@ export const packagesRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, 
         tags,
         security,
         description: 'Deletes a package: it leaves every index it was in; its file is freed once no package uses it',
-        params: Type.Object({ workspaceId: Type.String(), repoId: Type.String(), packageId: Type.String() }),
+        params: PackagePath,
         response: { 204: Type.Null() },
       },
     },
@@ -69,4 +77,41 @@ export const packagesRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, 
       return reply.code(204).send(null);
     },
   );
+
+  for (const action of ['copy', 'promote'] as const) {
+    app.post(
+      `/workspaces/:workspaceId/repos/:repoId/packages/:packageId/${action}`,
+      {
+        config: { scope: 'publish' },
+        schema: {
+          tags,
+          security,
+          description:
+            (action === 'copy'
+              ? 'Copies the package into another repository of the workspace without a re-upload: the same file, new index entries (event PackageCopied). '
+              : 'Moves the package to another repository of the workspace: a copy (event PackagePromoted), then the package leaves this repository. ') +
+            'With ?wait=published the answer comes once the target publishes it (202 when that takes longer than 30 s); 409 when the target has that version already.',
+          params: PackagePath,
+          querystring: Type.Object({ wait: Type.Optional(Type.Literal('published')) }),
+          body: CopyBody,
+          response: { 201: PackageSchema, 202: PackageSchema },
+        },
+      },
+      async (request, reply) => {
+        const copied = await artifact.copyPackage(
+          {
+            workspaceId: request.params.workspaceId,
+            repositoryId: request.params.repoId,
+            packageId: request.params.packageId,
+            targetRepositoryId: request.body.targetRepositoryId,
+            distribution: request.body.distribution ?? '',
+            promote: action === 'promote',
+          },
+          { caller: request.caller },
+        );
+        const published = request.query.wait === 'published' ? await waitUntilServed(clients.replicaClients(DeliveryServiceDefinition, 'delivery'), copied.repositoryId, copied.sha256, request.caller) : true;
+        return reply.code(published ? 201 : 202).send(toPackageJson(copied));
+      },
+    );
+  }
 };

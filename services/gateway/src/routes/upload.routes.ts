@@ -121,7 +121,7 @@ function receiveForm(raw: IncomingMessage, blobs: BlobStore, key: string, maxByt
  * address DELIVERY_GRPC_ADDR lists) must serve a generation that includes the package.
  * A replica that does not answer (restarting) is asked again until the deadline.
  */
-async function waitUntilServed(replicas: PackyardClient<typeof DeliveryServiceDefinition>[], repositoryId: string, sha256: string, caller: Caller) {
+export async function waitUntilServed(replicas: PackyardClient<typeof DeliveryServiceDefinition>[], repositoryId: string, sha256: string, caller: Caller) {
   const deadline = Date.now() + PUBLICATION_WAIT_MS;
   const ask = async (replica: PackyardClient<typeof DeliveryServiceDefinition>) => {
     while (Date.now() < deadline) {

@@ -14,3 +14,4 @@ export * from './apt/release.writer';
 export * from './yum/yum-package.fragments';
 export * from './yum/repodata.writer';
 export * from './distributions';
+export * from './common/version-order';

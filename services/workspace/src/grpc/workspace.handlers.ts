@@ -13,6 +13,7 @@ import {
   type WorkspaceDocument,
   type WorkspaceRepositoryDocument,
 } from '../projections/workspaces.projection';
+import { AUDIT_ENTRIES, type AuditEntryDocument } from '../projections/audit-log.projection';
 import { workspaceDecider } from '../workspaces/workspace.decider';
 import { slugFor } from '../workspaces/workspace-slug';
 import { workspaceStream } from '../workspaces/workspace.events';
@@ -23,6 +24,8 @@ export interface PlanLimits {
 }
 
 const isIntegration = () => true;
+const AUDIT_PAGE_SIZE = 50;
+const MAX_AUDIT_PAGE_SIZE = 1000;
 const LIMITED_TOKEN = 'This token is limited to one repository';
 
 export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): ServiceImplementation<typeof WorkspaceServiceDefinition, CallerContext> {
@@ -30,6 +33,7 @@ export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): Servic
   const repositories = es.readModels.collection<WorkspaceRepositoryDocument>(WORKSPACE_REPOSITORIES);
   const workspaceUsage = es.readModels.collection<UsageDocument>(WORKSPACE_USAGE);
   const ownerUsage = es.readModels.collection<UsageDocument>(OWNER_USAGE);
+  const auditEntries = es.readModels.collection<AuditEntryDocument>(AUDIT_ENTRIES);
 
   /** a token limited to one repository sees only the workspace holding it */
   const maySee = async (caller: Caller, workspace: WorkspaceDocument) => {
@@ -106,6 +110,18 @@ export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): Servic
         egressBytesUsed: egressIn(usage, monthOf(new Date().toISOString())),
         egressBytesLimit: limits.egressLimitBytes,
       };
+    },
+
+    async listAuditEntries(request, { caller }) {
+      const workspace = await visibleWorkspace(caller, request.workspaceId);
+      const size = Math.min(Math.max(request.size || AUDIT_PAGE_SIZE, 1), MAX_AUDIT_PAGE_SIZE);
+      const filter = { workspaceId: workspace.id, ...(request.action ? { action: request.action } : {}) };
+      const contains = request.actor.trim() ? { field: 'actor', value: request.actor.trim() } : undefined;
+      const [docs, total] = await Promise.all([
+        auditEntries.find(filter, { contains, sort: { field: 'at', direction: -1 }, skip: Math.max(request.page, 0) * size, limit: size }),
+        auditEntries.count(filter, { contains }),
+      ]);
+      return { entries: docs.map(({ workspaceId: _workspaceId, packageId: _packageId, ...entry }) => entry), total };
     },
   };
 }

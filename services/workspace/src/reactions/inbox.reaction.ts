@@ -1,16 +1,19 @@
 import { recordInbox, type BusMessage, type EventStore, type Reaction } from '@packyard/platform';
 
-/** the other modules' events the workspaces projection counts */
-const COUNTED: Record<string, string[]> = {
+/** the other modules' events the workspace module's projections read: usage counts and the audit log */
+const RECORDED: Record<string, string[]> = {
   repository: ['RepositoryCreated', 'RepositoryDeleted'],
-  artifact: ['PackageUploaded', 'PackageDeleted'],
+  artifact: ['PackageUploaded', 'PackageDeleted', 'PackageCopied', 'PackagePromoted'],
   // every byte the apt/yum edge sends, metadata included, is egress
   delivery: ['FilesServed'],
+  token: ['RepoTokenCreated', 'RepoTokenRevoked', 'AccessTokenCreated', 'AccessTokenRevoked'],
+  // the audit log names users by email
+  identity: ['UserRegistered'],
 };
 
 /** one reaction per context, so each inbox entry records where it came from */
 export const inboxReactions = (events: EventStore): Reaction[] =>
-  Object.entries(COUNTED).map(([context, types]) => ({
+  Object.entries(RECORDED).map(([context, types]) => ({
     contexts: [context],
     async handle(message: BusMessage) {
       if (types.includes(message.type)) await recordInbox(events, context, message);

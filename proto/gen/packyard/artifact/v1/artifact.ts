@@ -74,6 +74,45 @@ export interface PackageFile {
   filename: string;
 }
 
+export interface CopyPackageRequest {
+  workspaceId: string;
+  repositoryId: string;
+  packageId: string;
+  targetRepositoryId: string;
+  /** "distro/version" in the target; empty keeps the package's own */
+  distribution: string;
+  promote: boolean;
+}
+
+export interface RepositoryRef {
+  workspaceId: string;
+  repositoryId: string;
+}
+
+export interface RetentionPolicy {
+  /** 0: keep every version */
+  keepVersions: number;
+  /** 0: downloads do not protect a version */
+  keepDownloadedDays: number;
+}
+
+export interface SetRetentionPolicyRequest {
+  workspaceId: string;
+  repositoryId: string;
+  policy?: RetentionPolicy | undefined;
+}
+
+export interface ApplyRetentionRequest {
+  workspaceId: string;
+  repositoryId: string;
+  dryRun: boolean;
+}
+
+export interface ApplyRetentionResponse {
+  /** deleted, or with dry_run the ones that would be */
+  packages: Package[];
+}
+
 function createBaseClaimUploadRequest(): ClaimUploadRequest {
   return { workspaceId: "", repositoryId: "", stagingKey: "", filename: "", distribution: "" };
 }
@@ -1077,6 +1116,650 @@ export const PackageFile: MessageFns<PackageFile> = {
   },
 };
 
+function createBaseCopyPackageRequest(): CopyPackageRequest {
+  return { workspaceId: "", repositoryId: "", packageId: "", targetRepositoryId: "", distribution: "", promote: false };
+}
+
+export const CopyPackageRequest: MessageFns<CopyPackageRequest> = {
+  encode(message: CopyPackageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.packageId !== "") {
+      writer.uint32(26).string(message.packageId);
+    }
+    if (message.targetRepositoryId !== "") {
+      writer.uint32(34).string(message.targetRepositoryId);
+    }
+    if (message.distribution !== "") {
+      writer.uint32(42).string(message.distribution);
+    }
+    if (message.promote !== false) {
+      writer.uint32(48).bool(message.promote);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CopyPackageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCopyPackageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.packageId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.targetRepositoryId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.distribution = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.promote = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CopyPackageRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      packageId: isSet(object.packageId)
+        ? globalThis.String(object.packageId)
+        : isSet(object.package_id)
+        ? globalThis.String(object.package_id)
+        : "",
+      targetRepositoryId: isSet(object.targetRepositoryId)
+        ? globalThis.String(object.targetRepositoryId)
+        : isSet(object.target_repository_id)
+        ? globalThis.String(object.target_repository_id)
+        : "",
+      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      promote: isSet(object.promote) ? globalThis.Boolean(object.promote) : false,
+    };
+  },
+
+  toJSON(message: CopyPackageRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.packageId !== "") {
+      obj.packageId = message.packageId;
+    }
+    if (message.targetRepositoryId !== "") {
+      obj.targetRepositoryId = message.targetRepositoryId;
+    }
+    if (message.distribution !== "") {
+      obj.distribution = message.distribution;
+    }
+    if (message.promote !== false) {
+      obj.promote = message.promote;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CopyPackageRequest>): CopyPackageRequest {
+    return CopyPackageRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CopyPackageRequest>): CopyPackageRequest {
+    const message = createBaseCopyPackageRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.packageId = object.packageId ?? "";
+    message.targetRepositoryId = object.targetRepositoryId ?? "";
+    message.distribution = object.distribution ?? "";
+    message.promote = object.promote ?? false;
+    return message;
+  },
+};
+
+function createBaseRepositoryRef(): RepositoryRef {
+  return { workspaceId: "", repositoryId: "" };
+}
+
+export const RepositoryRef: MessageFns<RepositoryRef> = {
+  encode(message: RepositoryRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RepositoryRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRepositoryRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RepositoryRef {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RepositoryRef): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RepositoryRef>): RepositoryRef {
+    return RepositoryRef.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RepositoryRef>): RepositoryRef {
+    const message = createBaseRepositoryRef();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    return message;
+  },
+};
+
+function createBaseRetentionPolicy(): RetentionPolicy {
+  return { keepVersions: 0, keepDownloadedDays: 0 };
+}
+
+export const RetentionPolicy: MessageFns<RetentionPolicy> = {
+  encode(message: RetentionPolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keepVersions !== 0) {
+      writer.uint32(8).int32(message.keepVersions);
+    }
+    if (message.keepDownloadedDays !== 0) {
+      writer.uint32(16).int32(message.keepDownloadedDays);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetentionPolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetentionPolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.keepVersions = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.keepDownloadedDays = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetentionPolicy {
+    return {
+      keepVersions: isSet(object.keepVersions)
+        ? globalThis.Number(object.keepVersions)
+        : isSet(object.keep_versions)
+        ? globalThis.Number(object.keep_versions)
+        : 0,
+      keepDownloadedDays: isSet(object.keepDownloadedDays)
+        ? globalThis.Number(object.keepDownloadedDays)
+        : isSet(object.keep_downloaded_days)
+        ? globalThis.Number(object.keep_downloaded_days)
+        : 0,
+    };
+  },
+
+  toJSON(message: RetentionPolicy): unknown {
+    const obj: any = {};
+    if (message.keepVersions !== 0) {
+      obj.keepVersions = Math.round(message.keepVersions);
+    }
+    if (message.keepDownloadedDays !== 0) {
+      obj.keepDownloadedDays = Math.round(message.keepDownloadedDays);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RetentionPolicy>): RetentionPolicy {
+    return RetentionPolicy.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RetentionPolicy>): RetentionPolicy {
+    const message = createBaseRetentionPolicy();
+    message.keepVersions = object.keepVersions ?? 0;
+    message.keepDownloadedDays = object.keepDownloadedDays ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetRetentionPolicyRequest(): SetRetentionPolicyRequest {
+  return { workspaceId: "", repositoryId: "", policy: undefined };
+}
+
+export const SetRetentionPolicyRequest: MessageFns<SetRetentionPolicyRequest> = {
+  encode(message: SetRetentionPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.policy !== undefined) {
+      RetentionPolicy.encode(message.policy, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetRetentionPolicyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetRetentionPolicyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.policy = RetentionPolicy.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetRetentionPolicyRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      policy: isSet(object.policy) ? RetentionPolicy.fromJSON(object.policy) : undefined,
+    };
+  },
+
+  toJSON(message: SetRetentionPolicyRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.policy !== undefined) {
+      obj.policy = RetentionPolicy.toJSON(message.policy);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetRetentionPolicyRequest>): SetRetentionPolicyRequest {
+    return SetRetentionPolicyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetRetentionPolicyRequest>): SetRetentionPolicyRequest {
+    const message = createBaseSetRetentionPolicyRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.policy = (object.policy !== undefined && object.policy !== null)
+      ? RetentionPolicy.fromPartial(object.policy)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseApplyRetentionRequest(): ApplyRetentionRequest {
+  return { workspaceId: "", repositoryId: "", dryRun: false };
+}
+
+export const ApplyRetentionRequest: MessageFns<ApplyRetentionRequest> = {
+  encode(message: ApplyRetentionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(24).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyRetentionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyRetentionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyRetentionRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: ApplyRetentionRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ApplyRetentionRequest>): ApplyRetentionRequest {
+    return ApplyRetentionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ApplyRetentionRequest>): ApplyRetentionRequest {
+    const message = createBaseApplyRetentionRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseApplyRetentionResponse(): ApplyRetentionResponse {
+  return { packages: [] };
+}
+
+export const ApplyRetentionResponse: MessageFns<ApplyRetentionResponse> = {
+  encode(message: ApplyRetentionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.packages) {
+      Package.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyRetentionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyRetentionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.packages.push(Package.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyRetentionResponse {
+    return {
+      packages: globalThis.Array.isArray(object?.packages) ? object.packages.map((e: any) => Package.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ApplyRetentionResponse): unknown {
+    const obj: any = {};
+    if (message.packages?.length) {
+      obj.packages = message.packages.map((e) => Package.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ApplyRetentionResponse>): ApplyRetentionResponse {
+    return ApplyRetentionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ApplyRetentionResponse>): ApplyRetentionResponse {
+    const message = createBaseApplyRetentionResponse();
+    message.packages = object.packages?.map((e) => Package.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Artifact owns packages: it checks, parses and stores uploads content-addressed, keeps
  * the package aggregate (PackageUploaded / PackageDeleted) and answers the package list.
@@ -1123,6 +1806,46 @@ export const ArtifactServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Copies a package into another repository of the same workspace (same blob, new index
+     * entries); with promote the source is deleted once the copy is stored.
+     */
+    copyPackage: {
+      name: "CopyPackage",
+      requestType: CopyPackageRequest as typeof CopyPackageRequest,
+      requestStream: false,
+      responseType: Package as typeof Package,
+      responseStream: false,
+      options: {},
+    },
+    getRetentionPolicy: {
+      name: "GetRetentionPolicy",
+      requestType: RepositoryRef as typeof RepositoryRef,
+      requestStream: false,
+      responseType: RetentionPolicy as typeof RetentionPolicy,
+      responseStream: false,
+      options: {},
+    },
+    setRetentionPolicy: {
+      name: "SetRetentionPolicy",
+      requestType: SetRetentionPolicyRequest as typeof SetRetentionPolicyRequest,
+      requestStream: false,
+      responseType: RetentionPolicy as typeof RetentionPolicy,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Deletes what the policy lets go now (it also runs after every upload); with dry_run
+     * only answers what would go.
+     */
+    applyRetention: {
+      name: "ApplyRetention",
+      requestType: ApplyRetentionRequest as typeof ApplyRetentionRequest,
+      requestStream: false,
+      responseType: ApplyRetentionResponse as typeof ApplyRetentionResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -1145,6 +1868,27 @@ export interface ArtifactServiceImplementation<CallContextExt = {}> {
     request: GetPackageFileRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<PackageFile>>;
+  /**
+   * Copies a package into another repository of the same workspace (same blob, new index
+   * entries); with promote the source is deleted once the copy is stored.
+   */
+  copyPackage(request: CopyPackageRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Package>>;
+  getRetentionPolicy(
+    request: RepositoryRef,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RetentionPolicy>>;
+  setRetentionPolicy(
+    request: SetRetentionPolicyRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RetentionPolicy>>;
+  /**
+   * Deletes what the policy lets go now (it also runs after every upload); with dry_run
+   * only answers what would go.
+   */
+  applyRetention(
+    request: ApplyRetentionRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ApplyRetentionResponse>>;
 }
 
 export interface ArtifactServiceClient<CallOptionsExt = {}> {
@@ -1166,6 +1910,27 @@ export interface ArtifactServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetPackageFileRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<PackageFile>;
+  /**
+   * Copies a package into another repository of the same workspace (same blob, new index
+   * entries); with promote the source is deleted once the copy is stored.
+   */
+  copyPackage(request: DeepPartial<CopyPackageRequest>, options?: CallOptions & CallOptionsExt): Promise<Package>;
+  getRetentionPolicy(
+    request: DeepPartial<RepositoryRef>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RetentionPolicy>;
+  setRetentionPolicy(
+    request: DeepPartial<SetRetentionPolicyRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RetentionPolicy>;
+  /**
+   * Deletes what the policy lets go now (it also runs after every upload); with dry_run
+   * only answers what would go.
+   */
+  applyRetention(
+    request: DeepPartial<ApplyRetentionRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ApplyRetentionResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

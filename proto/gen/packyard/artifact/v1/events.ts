@@ -41,8 +41,30 @@ export interface PackageDeleted {
   sizeBytes: number;
   blobKey: string;
   deletedAt: string;
-  /** "deleted" (by a user) | "repository-deleted" */
+  /**
+   * "deleted" (by a user) | "repository-deleted" | "promoted" (moved to another repository)
+   * | "retention" (the repository's retention policy let it go)
+   */
   reason: string;
+}
+
+/**
+ * Recorded (type PackageCopied or PackagePromoted) in the new package's stream right after
+ * its PackageUploaded, when the package entered the repository from another repository of
+ * the workspace instead of an upload: the same blob, new index entries. A promotion is a
+ * copy whose source is then deleted (PackageDeleted, reason "promoted").
+ */
+export interface PackageCopied {
+  packageId: string;
+  repositoryId: string;
+  workspaceId: string;
+  sourcePackageId: string;
+  sourceRepositoryId: string;
+  distribution: string;
+  name: string;
+  version: string;
+  architecture: string;
+  copiedAt: string;
 }
 
 /**
@@ -59,6 +81,19 @@ export interface PackageDownloaded {
   tokenId: string;
   downloadedAt: string;
   count: number;
+}
+
+/**
+ * A repository's retention policy (stream retention-<repository id>): keep the newest
+ * keep_versions versions of each (name, distribution, architecture); 0 keeps everything.
+ * A version downloaded in the last keep_downloaded_days days stays regardless (0: no such rule).
+ */
+export interface RetentionPolicySet {
+  repositoryId: string;
+  workspaceId: string;
+  keepVersions: number;
+  keepDownloadedDays: number;
+  setAt: string;
 }
 
 function createBasePackageUploaded(): PackageUploaded {
@@ -637,6 +672,254 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
   },
 };
 
+function createBasePackageCopied(): PackageCopied {
+  return {
+    packageId: "",
+    repositoryId: "",
+    workspaceId: "",
+    sourcePackageId: "",
+    sourceRepositoryId: "",
+    distribution: "",
+    name: "",
+    version: "",
+    architecture: "",
+    copiedAt: "",
+  };
+}
+
+export const PackageCopied: MessageFns<PackageCopied> = {
+  encode(message: PackageCopied, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.packageId !== "") {
+      writer.uint32(10).string(message.packageId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(26).string(message.workspaceId);
+    }
+    if (message.sourcePackageId !== "") {
+      writer.uint32(34).string(message.sourcePackageId);
+    }
+    if (message.sourceRepositoryId !== "") {
+      writer.uint32(42).string(message.sourceRepositoryId);
+    }
+    if (message.distribution !== "") {
+      writer.uint32(50).string(message.distribution);
+    }
+    if (message.name !== "") {
+      writer.uint32(58).string(message.name);
+    }
+    if (message.version !== "") {
+      writer.uint32(66).string(message.version);
+    }
+    if (message.architecture !== "") {
+      writer.uint32(74).string(message.architecture);
+    }
+    if (message.copiedAt !== "") {
+      writer.uint32(82).string(message.copiedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PackageCopied {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePackageCopied();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.packageId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sourcePackageId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.sourceRepositoryId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.distribution = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.architecture = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.copiedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PackageCopied {
+    return {
+      packageId: isSet(object.packageId)
+        ? globalThis.String(object.packageId)
+        : isSet(object.package_id)
+        ? globalThis.String(object.package_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      sourcePackageId: isSet(object.sourcePackageId)
+        ? globalThis.String(object.sourcePackageId)
+        : isSet(object.source_package_id)
+        ? globalThis.String(object.source_package_id)
+        : "",
+      sourceRepositoryId: isSet(object.sourceRepositoryId)
+        ? globalThis.String(object.sourceRepositoryId)
+        : isSet(object.source_repository_id)
+        ? globalThis.String(object.source_repository_id)
+        : "",
+      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      architecture: isSet(object.architecture) ? globalThis.String(object.architecture) : "",
+      copiedAt: isSet(object.copiedAt)
+        ? globalThis.String(object.copiedAt)
+        : isSet(object.copied_at)
+        ? globalThis.String(object.copied_at)
+        : "",
+    };
+  },
+
+  toJSON(message: PackageCopied): unknown {
+    const obj: any = {};
+    if (message.packageId !== "") {
+      obj.packageId = message.packageId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.sourcePackageId !== "") {
+      obj.sourcePackageId = message.sourcePackageId;
+    }
+    if (message.sourceRepositoryId !== "") {
+      obj.sourceRepositoryId = message.sourceRepositoryId;
+    }
+    if (message.distribution !== "") {
+      obj.distribution = message.distribution;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.architecture !== "") {
+      obj.architecture = message.architecture;
+    }
+    if (message.copiedAt !== "") {
+      obj.copiedAt = message.copiedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PackageCopied>): PackageCopied {
+    return PackageCopied.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PackageCopied>): PackageCopied {
+    const message = createBasePackageCopied();
+    message.packageId = object.packageId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.sourcePackageId = object.sourcePackageId ?? "";
+    message.sourceRepositoryId = object.sourceRepositoryId ?? "";
+    message.distribution = object.distribution ?? "";
+    message.name = object.name ?? "";
+    message.version = object.version ?? "";
+    message.architecture = object.architecture ?? "";
+    message.copiedAt = object.copiedAt ?? "";
+    return message;
+  },
+};
+
 function createBasePackageDownloaded(): PackageDownloaded {
   return {
     packageId: "",
@@ -847,6 +1130,159 @@ export const PackageDownloaded: MessageFns<PackageDownloaded> = {
     message.tokenId = object.tokenId ?? "";
     message.downloadedAt = object.downloadedAt ?? "";
     message.count = object.count ?? 0;
+    return message;
+  },
+};
+
+function createBaseRetentionPolicySet(): RetentionPolicySet {
+  return { repositoryId: "", workspaceId: "", keepVersions: 0, keepDownloadedDays: 0, setAt: "" };
+}
+
+export const RetentionPolicySet: MessageFns<RetentionPolicySet> = {
+  encode(message: RetentionPolicySet, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(18).string(message.workspaceId);
+    }
+    if (message.keepVersions !== 0) {
+      writer.uint32(24).int32(message.keepVersions);
+    }
+    if (message.keepDownloadedDays !== 0) {
+      writer.uint32(32).int32(message.keepDownloadedDays);
+    }
+    if (message.setAt !== "") {
+      writer.uint32(42).string(message.setAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetentionPolicySet {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetentionPolicySet();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.keepVersions = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.keepDownloadedDays = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.setAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetentionPolicySet {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      keepVersions: isSet(object.keepVersions)
+        ? globalThis.Number(object.keepVersions)
+        : isSet(object.keep_versions)
+        ? globalThis.Number(object.keep_versions)
+        : 0,
+      keepDownloadedDays: isSet(object.keepDownloadedDays)
+        ? globalThis.Number(object.keepDownloadedDays)
+        : isSet(object.keep_downloaded_days)
+        ? globalThis.Number(object.keep_downloaded_days)
+        : 0,
+      setAt: isSet(object.setAt)
+        ? globalThis.String(object.setAt)
+        : isSet(object.set_at)
+        ? globalThis.String(object.set_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RetentionPolicySet): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.keepVersions !== 0) {
+      obj.keepVersions = Math.round(message.keepVersions);
+    }
+    if (message.keepDownloadedDays !== 0) {
+      obj.keepDownloadedDays = Math.round(message.keepDownloadedDays);
+    }
+    if (message.setAt !== "") {
+      obj.setAt = message.setAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RetentionPolicySet>): RetentionPolicySet {
+    return RetentionPolicySet.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RetentionPolicySet>): RetentionPolicySet {
+    const message = createBaseRetentionPolicySet();
+    message.repositoryId = object.repositoryId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.keepVersions = object.keepVersions ?? 0;
+    message.keepDownloadedDays = object.keepDownloadedDays ?? 0;
+    message.setAt = object.setAt ?? "";
     return message;
   },
 };

@@ -20,14 +20,21 @@ export interface Caller {
   repositoryId: string;
   tokenId: string;
   /** the sign-in session (refresh token family) an ID token belongs to */
-  sessionId?: string | undefined;
+  sessionId?:
+    | string
+    | undefined;
+  /**
+   * the client's IP address as the gateway saw it (TRUST_PROXY decides whether
+   * X-Forwarded-For counts); events record it for the audit log
+   */
+  address?: string | undefined;
 }
 
 export interface Empty {
 }
 
 function createBaseCaller(): Caller {
-  return { userId: "", kind: "", scopes: [], repositoryId: "", tokenId: "", sessionId: undefined };
+  return { userId: "", kind: "", scopes: [], repositoryId: "", tokenId: "", sessionId: undefined, address: undefined };
 }
 
 export const Caller: MessageFns<Caller> = {
@@ -49,6 +56,9 @@ export const Caller: MessageFns<Caller> = {
     }
     if (message.sessionId !== undefined) {
       writer.uint32(50).string(message.sessionId);
+    }
+    if (message.address !== undefined) {
+      writer.uint32(58).string(message.address);
     }
     return writer;
   },
@@ -114,6 +124,14 @@ export const Caller: MessageFns<Caller> = {
             message.sessionId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -150,6 +168,7 @@ export const Caller: MessageFns<Caller> = {
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : undefined,
+      address: isSet(object.address) ? globalThis.String(object.address) : undefined,
     };
   },
 
@@ -173,6 +192,9 @@ export const Caller: MessageFns<Caller> = {
     if (message.sessionId !== undefined) {
       obj.sessionId = message.sessionId;
     }
+    if (message.address !== undefined) {
+      obj.address = message.address;
+    }
     return obj;
   },
 
@@ -187,6 +209,7 @@ export const Caller: MessageFns<Caller> = {
     message.repositoryId = object.repositoryId ?? "";
     message.tokenId = object.tokenId ?? "";
     message.sessionId = object.sessionId ?? undefined;
+    message.address = object.address ?? undefined;
     return message;
   },
 };

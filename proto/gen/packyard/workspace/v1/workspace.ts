@@ -54,6 +54,44 @@ export interface UsageSummary {
   egressBytesLimit: number;
 }
 
+export interface ListAuditEntriesRequest {
+  workspaceId: string;
+  /** exact action, e.g. "package.uploaded"; empty: all */
+  action: string;
+  /** case-insensitive part of the actor's label (an email or a token name); empty: all */
+  actor: string;
+  /** zero-based */
+  page: number;
+  size: number;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: string;
+  /**
+   * package.uploaded | package.copied | package.promoted | package.deleted |
+   * repository.created | repository.deleted | token.created | token.revoked
+   */
+  action: string;
+  /** "user" (signed in) | "token" (an account access token or API key) | "system" (e.g. the retention policy) */
+  actorKind: string;
+  /** the user's email, "token <name>", or what the system acted on */
+  actor: string;
+  userId: string;
+  tokenId: string;
+  address: string;
+  /** what was acted on, in words: "hello 1.0 (amd64, debian/bookworm) in tools" */
+  target: string;
+  repositoryId: string;
+  /** why, when the event says: "retention", "promoted", "repository-deleted" */
+  reason: string;
+}
+
+export interface ListAuditEntriesResponse {
+  entries: AuditEntry[];
+  total: number;
+}
+
 function createBaseWorkspace(): Workspace {
   return {
     id: "",
@@ -876,6 +914,485 @@ export const UsageSummary: MessageFns<UsageSummary> = {
   },
 };
 
+function createBaseListAuditEntriesRequest(): ListAuditEntriesRequest {
+  return { workspaceId: "", action: "", actor: "", page: 0, size: 0 };
+}
+
+export const ListAuditEntriesRequest: MessageFns<ListAuditEntriesRequest> = {
+  encode(message: ListAuditEntriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.action !== "") {
+      writer.uint32(18).string(message.action);
+    }
+    if (message.actor !== "") {
+      writer.uint32(26).string(message.actor);
+    }
+    if (message.page !== 0) {
+      writer.uint32(32).int32(message.page);
+    }
+    if (message.size !== 0) {
+      writer.uint32(40).int32(message.size);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.page = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.size = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
+      size: isSet(object.size) ? globalThis.Number(object.size) : 0,
+    };
+  },
+
+  toJSON(message: ListAuditEntriesRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    if (message.actor !== "") {
+      obj.actor = message.actor;
+    }
+    if (message.page !== 0) {
+      obj.page = Math.round(message.page);
+    }
+    if (message.size !== 0) {
+      obj.size = Math.round(message.size);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAuditEntriesRequest>): ListAuditEntriesRequest {
+    return ListAuditEntriesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAuditEntriesRequest>): ListAuditEntriesRequest {
+    const message = createBaseListAuditEntriesRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.action = object.action ?? "";
+    message.actor = object.actor ?? "";
+    message.page = object.page ?? 0;
+    message.size = object.size ?? 0;
+    return message;
+  },
+};
+
+function createBaseAuditEntry(): AuditEntry {
+  return {
+    id: "",
+    at: "",
+    action: "",
+    actorKind: "",
+    actor: "",
+    userId: "",
+    tokenId: "",
+    address: "",
+    target: "",
+    repositoryId: "",
+    reason: "",
+  };
+}
+
+export const AuditEntry: MessageFns<AuditEntry> = {
+  encode(message: AuditEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.at !== "") {
+      writer.uint32(18).string(message.at);
+    }
+    if (message.action !== "") {
+      writer.uint32(26).string(message.action);
+    }
+    if (message.actorKind !== "") {
+      writer.uint32(34).string(message.actorKind);
+    }
+    if (message.actor !== "") {
+      writer.uint32(42).string(message.actor);
+    }
+    if (message.userId !== "") {
+      writer.uint32(50).string(message.userId);
+    }
+    if (message.tokenId !== "") {
+      writer.uint32(58).string(message.tokenId);
+    }
+    if (message.address !== "") {
+      writer.uint32(66).string(message.address);
+    }
+    if (message.target !== "") {
+      writer.uint32(74).string(message.target);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(82).string(message.repositoryId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(90).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.at = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actorKind = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditEntry {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      at: isSet(object.at) ? globalThis.String(object.at) : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      actorKind: isSet(object.actorKind)
+        ? globalThis.String(object.actorKind)
+        : isSet(object.actor_kind)
+        ? globalThis.String(object.actor_kind)
+        : "",
+      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      tokenId: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+      address: isSet(object.address) ? globalThis.String(object.address) : "",
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: AuditEntry): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.at !== "") {
+      obj.at = message.at;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    if (message.actorKind !== "") {
+      obj.actorKind = message.actorKind;
+    }
+    if (message.actor !== "") {
+      obj.actor = message.actor;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.tokenId !== "") {
+      obj.tokenId = message.tokenId;
+    }
+    if (message.address !== "") {
+      obj.address = message.address;
+    }
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuditEntry>): AuditEntry {
+    return AuditEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuditEntry>): AuditEntry {
+    const message = createBaseAuditEntry();
+    message.id = object.id ?? "";
+    message.at = object.at ?? "";
+    message.action = object.action ?? "";
+    message.actorKind = object.actorKind ?? "";
+    message.actor = object.actor ?? "";
+    message.userId = object.userId ?? "";
+    message.tokenId = object.tokenId ?? "";
+    message.address = object.address ?? "";
+    message.target = object.target ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseListAuditEntriesResponse(): ListAuditEntriesResponse {
+  return { entries: [], total: 0 };
+}
+
+export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
+  encode(message: ListAuditEntriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      AuditEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(AuditEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListAuditEntriesResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAuditEntriesResponse>): ListAuditEntriesResponse {
+    return ListAuditEntriesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAuditEntriesResponse>): ListAuditEntriesResponse {
+    const message = createBaseListAuditEntriesResponse();
+    message.entries = object.entries?.map((e) => AuditEntry.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
 export type WorkspaceServiceDefinition = typeof WorkspaceServiceDefinition;
 export const WorkspaceServiceDefinition = {
   name: "WorkspaceService",
@@ -921,6 +1438,15 @@ export const WorkspaceServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** The workspace's audit log, newest first: who did what, when, from where. */
+    listAuditEntries: {
+      name: "ListAuditEntries",
+      requestType: ListAuditEntriesRequest as typeof ListAuditEntriesRequest,
+      requestStream: false,
+      responseType: ListAuditEntriesResponse as typeof ListAuditEntriesResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -942,6 +1468,11 @@ export interface WorkspaceServiceImplementation<CallContextExt = {}> {
     request: GetUsageSummaryRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<UsageSummary>>;
+  /** The workspace's audit log, newest first: who did what, when, from where. */
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListAuditEntriesResponse>>;
 }
 
 export interface WorkspaceServiceClient<CallOptionsExt = {}> {
@@ -962,6 +1493,11 @@ export interface WorkspaceServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetUsageSummaryRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<UsageSummary>;
+  /** The workspace's audit log, newest first: who did what, when, from where. */
+  listAuditEntries(
+    request: DeepPartial<ListAuditEntriesRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListAuditEntriesResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -1,0 +1,17 @@
+import { SYSTEM_CALLER, type BusMessage, type EventSourcing, type Reaction } from '@packyard/platform';
+import type { BlobStore } from '@packyard/platform/blobs/index';
+import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { applyRetention } from '../retention/apply-retention';
+
+/**
+ * PackageUploaded (an upload, a copy or a promotion) → the repository's retention policy
+ * runs, so "keep the last N" holds after every publish without anyone asking.
+ */
+export const retentionAfterUploadReaction = (running: () => EventSourcing, blobs: BlobStore): Reaction => ({
+  contexts: ['artifact'],
+  async handle(message: BusMessage) {
+    if (message.type !== 'PackageUploaded') return;
+    const { repositoryId } = message.data as PackageUploaded;
+    await applyRetention(running(), blobs, repositoryId, { dryRun: false, now: new Date(), metadata: { causationId: message.id, caller: SYSTEM_CALLER } });
+  },
+});
