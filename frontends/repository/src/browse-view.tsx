@@ -1,6 +1,6 @@
 import { Card, CopyButton, EmptyState, type Repository, Spinner } from '@packyard/console-kit';
 import { Link } from 'react-router-dom';
-import { PACKAGE_COLUMNS, PackageCells } from './package-cells';
+import { PackageCells, PackageColumnHeaders } from './package-cells';
 import { distributionEntryPoint, packagesIn } from './repository-rules';
 import { useAllPackages, useSnippets } from './repository-resources';
 
@@ -54,11 +54,7 @@ export function BrowseView({ workspaceId, repository }: { workspaceId: string; r
                 <table className="pk-table" aria-label={`Packages in ${distro}/${version}`}>
                   <thead>
                     <tr>
-                      {PACKAGE_COLUMNS.map((column) => (
-                        <th key={column} scope="col">
-                          {column}
-                        </th>
-                      ))}
+                      <PackageColumnHeaders />
                     </tr>
                   </thead>
                   <tbody>

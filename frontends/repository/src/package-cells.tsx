@@ -2,7 +2,19 @@ import { formatBytes } from '@packyard/console-kit';
 import type { RepositoryPackage } from './repository-resources';
 
 /** The columns every package table starts with (Packages tab, browse view), in this order. */
-export const PACKAGE_COLUMNS = ['Package', 'Version', 'Architecture', 'Distribution', 'Size'] as const;
+const PACKAGE_COLUMNS = ['Package', 'Version', 'Architecture', 'Distribution', 'Size'] as const;
+
+export function PackageColumnHeaders() {
+  return (
+    <>
+      {PACKAGE_COLUMNS.map((column) => (
+        <th key={column} scope="col">
+          {column}
+        </th>
+      ))}
+    </>
+  );
+}
 
 export function PackageCells({ pkg }: { pkg: RepositoryPackage }) {
   return (

@@ -1,7 +1,7 @@
 import { Button, EmptyState, ErrorPanel, formatDate, Icon, IconButton, type Repository, Spinner } from '@packyard/console-kit';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { PACKAGE_COLUMNS, PackageCells } from '../package-cells';
+import { PackageCells, PackageColumnHeaders } from '../package-cells';
 import { PromoteDialog } from '../packages/promote-dialog';
 import type { KnownTokens } from '../repository-page';
 import { basicAuthorization, DOWNLOAD_NEEDS_TOKEN, PACKAGE_PAGE_SIZE, packageDeleteConfirmation, packageFileUrl, pageCount } from '../repository-rules';
@@ -140,11 +140,7 @@ export function PackagesTab(props: PackagesTabProps) {
             <table className="pk-table pk-packages-table" aria-label="Packages">
               <thead>
                 <tr>
-                  {PACKAGE_COLUMNS.map((column) => (
-                    <th key={column} scope="col">
-                      {column}
-                    </th>
-                  ))}
+                  <PackageColumnHeaders />
                   <th scope="col">Downloads</th>
                   <th scope="col">Published</th>
                   <th scope="col">Actions</th>

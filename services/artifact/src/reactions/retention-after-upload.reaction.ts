@@ -1,4 +1,4 @@
-import { SYSTEM_CALLER, type BusMessage, type EventSourcing, type Reaction } from '@packyard/platform';
+import { serviceCaller, type BusMessage, type EventSourcing, type Reaction } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { applyRetention } from '../retention/apply-retention';
@@ -12,6 +12,6 @@ export const retentionAfterUploadReaction = (running: () => EventSourcing, blobs
   async handle(message: BusMessage) {
     if (message.type !== 'PackageUploaded') return;
     const { repositoryId } = message.data as PackageUploaded;
-    await applyRetention(running(), blobs, repositoryId, { dryRun: false, now: new Date(), metadata: { causationId: message.id, caller: SYSTEM_CALLER } });
+    await applyRetention(running(), blobs, repositoryId, { dryRun: false, now: new Date(), metadata: { causationId: message.id, caller: serviceCaller('artifact') } });
   },
 });

@@ -67,6 +67,7 @@ export class CallerAssertions {
         repositoryId: value.repositoryId ?? '',
         tokenId: value.tokenId ?? '',
         ...(value.sessionId ? { sessionId: value.sessionId } : {}),
+        ...(value.address ? { address: value.address } : {}),
       };
       if (!caller.kind) throw new CallerAssertionError('the caller assertion names no caller');
       remember(this.verified, token, { caller, expiresAt: payload.exp! * 1000 });
