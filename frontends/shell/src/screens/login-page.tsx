@@ -1,4 +1,16 @@
-import { accountPasswordProblem, Button, Card, errorMessage, Field, FullPageSpinner, Icon, useConsole, useSessionState, useSignInOptions } from '@packyard/console-kit';
+import {
+  accountPasswordProblem,
+  Button,
+  Card,
+  errorMessage,
+  Field,
+  FullPageSpinner,
+  Icon,
+  useConsole,
+  useRequestPasswordReset,
+  useSessionState,
+  useSignInOptions,
+} from '@packyard/console-kit';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router-dom';
 import { googleSignInUrl, rememberReturnTo, returnPathFrom } from '../sign-in-return';
@@ -27,6 +39,8 @@ export default function LoginPage() {
   // set once the password was right for an account that asks for a second factor
   const [challenge, setChallenge] = useState<string>();
   const [code, setCode] = useState('');
+  const [forgotten, setForgotten] = useState(false);
+  const requestReset = useRequestPasswordReset();
   // The Google redirect comes back here with ?error=<message> when sign-in failed.
   const redirectError = searchParams.has('error') ? searchParams.get('error') || 'Google sign-in failed' : undefined;
   const [error, setError] = useState<string | undefined>(redirectError);
@@ -87,6 +101,57 @@ export default function LoginPage() {
     setPassword('');
     setError(undefined);
   };
+
+  if (forgotten) {
+    const sendLink = (event: FormEvent) => {
+      event.preventDefault();
+      requestReset.mutate(email);
+    };
+    return (
+      <main className="pk-auth">
+        <Card className="pk-auth__card">
+          <div className="pk-auth__header">
+            <span className="pk-brand__mark">
+              <Icon name="key" size={22} />
+            </span>
+            <h1 className="pk-auth__title">Reset your password</h1>
+            <p className="pk-muted" style={{ margin: 0 }}>
+              We will email you a link to choose a new password. It works once, within an hour.
+            </p>
+          </div>
+          {requestReset.isError && (
+            <div className="pk-alert" role="alert">
+              {errorMessage(requestReset.error, 'Could not send the reset link')}
+            </div>
+          )}
+          {requestReset.isSuccess ? (
+            <div className="pk-notice" role="status">
+              {requestReset.data.message}
+            </div>
+          ) : (
+            <form className="pk-form" onSubmit={sendLink}>
+              <Field label="Email address" type="email" name="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
+              <Button type="submit" variant="primary" disabled={requestReset.isPending}>
+                {requestReset.isPending ? 'Sending...' : 'Send reset link'}
+              </Button>
+            </form>
+          )}
+          <p className="pk-auth__footer">
+            <button
+              type="button"
+              className="pk-link-button"
+              onClick={() => {
+                requestReset.reset();
+                setForgotten(false);
+              }}
+            >
+              Back to sign in
+            </button>
+          </p>
+        </Card>
+      </main>
+    );
+  }
 
   if (challenge) {
     return (
@@ -174,6 +239,20 @@ export default function LoginPage() {
             {busy ? (creating ? 'Creating account...' : 'Signing in...') : creating ? 'Create account' : 'Sign in'}
           </Button>
         </form>
+        {!creating && signInOptions.data?.passwordReset && (
+          <p className="pk-auth__footer" style={{ margin: 0 }}>
+            <button
+              type="button"
+              className="pk-link-button"
+              onClick={() => {
+                setError(undefined);
+                setForgotten(true);
+              }}
+            >
+              Forgot password?
+            </button>
+          </p>
+        )}
         <div className="pk-auth__divider">or</div>
         <Button onClick={signInWithGoogle} disabled={googleOff} aria-describedby={googleOff ? 'pk-google-off' : undefined}>
           <GoogleMark />
