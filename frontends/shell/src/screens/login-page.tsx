@@ -1,11 +1,9 @@
 import {
   accountPasswordProblem,
   Button,
-  Card,
   errorMessage,
   Field,
   FullPageSpinner,
-  Icon,
   useConsole,
   useRequestPasswordReset,
   useSessionState,
@@ -14,6 +12,7 @@ import {
 import { type FormEvent, useState } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router-dom';
 import { googleSignInUrl, rememberReturnTo, returnPathFrom } from '../sign-in-return';
+import { AuthCard } from './auth-card';
 
 function GoogleMark() {
   return (
@@ -108,17 +107,7 @@ export default function LoginPage() {
       requestReset.mutate(email);
     };
     return (
-      <main className="pk-auth">
-        <Card className="pk-auth__card">
-          <div className="pk-auth__header">
-            <span className="pk-brand__mark">
-              <Icon name="key" size={22} />
-            </span>
-            <h1 className="pk-auth__title">Reset your password</h1>
-            <p className="pk-muted" style={{ margin: 0 }}>
-              We will email you a link to choose a new password. It works once, within an hour.
-            </p>
-          </div>
+      <AuthCard icon="key" title="Reset your password" subtitle="We will email you a link to choose a new password. It works once, within an hour.">
           {requestReset.isError && (
             <div className="pk-alert" role="alert">
               {errorMessage(requestReset.error, 'Could not send the reset link')}
@@ -148,24 +137,13 @@ export default function LoginPage() {
               Back to sign in
             </button>
           </p>
-        </Card>
-      </main>
+      </AuthCard>
     );
   }
 
   if (challenge) {
     return (
-      <main className="pk-auth">
-        <Card className="pk-auth__card">
-          <div className="pk-auth__header">
-            <span className="pk-brand__mark">
-              <Icon name="shield" size={22} />
-            </span>
-            <h1 className="pk-auth__title">Two-factor authentication</h1>
-            <p className="pk-muted" style={{ margin: 0 }}>
-              Enter the 6-digit code from your authenticator app, or one of your recovery codes.
-            </p>
-          </div>
+      <AuthCard icon="shield" title="Two-factor authentication" subtitle="Enter the 6-digit code from your authenticator app, or one of your recovery codes.">
           {error && (
             <div className="pk-alert" role="alert">
               {error}
@@ -182,8 +160,7 @@ export default function LoginPage() {
               Back to sign in
             </button>
           </p>
-        </Card>
-      </main>
+      </AuthCard>
     );
   }
 
@@ -197,17 +174,7 @@ export default function LoginPage() {
   };
 
   return (
-    <main className="pk-auth">
-      <Card className="pk-auth__card">
-        <div className="pk-auth__header">
-          <span className="pk-brand__mark">
-            <Icon name="package" size={22} />
-          </span>
-          <h1 className="pk-auth__title">{creating ? 'Create your account' : 'Sign in to Packyard'}</h1>
-          <p className="pk-muted" style={{ margin: 0 }}>
-            {creating ? 'Host private APT and YUM repositories in minutes.' : 'Welcome back. Sign in to manage your repositories.'}
-          </p>
-        </div>
+    <AuthCard icon="package" title={creating ? 'Create your account' : 'Sign in to Packyard'} subtitle={creating ? 'Host private APT and YUM repositories in minutes.' : 'Welcome back. Sign in to manage your repositories.'}>
         {error && (
           <div className="pk-alert" role="alert">
             {error}
@@ -272,7 +239,6 @@ export default function LoginPage() {
         <p className="pk-auth__footer">
           <a href="/status">System status</a>
         </p>
-      </Card>
-    </main>
+    </AuthCard>
   );
 }

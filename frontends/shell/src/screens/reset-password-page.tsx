@@ -1,6 +1,7 @@
-import { accountPasswordProblem, Button, Card, errorMessage, Field, Icon, useResetPassword } from '@packyard/console-kit';
+import { accountPasswordProblem, Button, errorMessage, Field, useResetPassword } from '@packyard/console-kit';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
+import { AuthCard } from './auth-card';
 
 /** Where the e-mailed link lands: /reset-password#token=… (the fragment never reaches a server). */
 export default function ResetPasswordPage() {
@@ -17,14 +18,7 @@ export default function ResetPasswordPage() {
   };
   const shown = problem ?? (reset.isError ? errorMessage(reset.error, 'Could not reset the password') : undefined);
   return (
-    <main className="pk-auth">
-      <Card className="pk-auth__card">
-        <div className="pk-auth__header">
-          <span className="pk-brand__mark">
-            <Icon name="key" size={22} />
-          </span>
-          <h1 className="pk-auth__title">Choose a new password</h1>
-        </div>
+    <AuthCard icon="key" title="Choose a new password">
         {!token ? (
           <div className="pk-alert" role="alert">
             This link is incomplete. Open the link from the email again, or ask for a new one on the sign-in page.
@@ -50,7 +44,6 @@ export default function ResetPasswordPage() {
         <p className="pk-auth__footer">
           <Link to="/login">Back to sign in</Link>
         </p>
-      </Card>
-    </main>
+    </AuthCard>
   );
 }
