@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RunningPackyard } from '@packyard/testing';
+import { startMailSink, type MailSink, type RunningPackyard } from '@packyard/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '@packyard/identity/two-factor/totp';
@@ -306,6 +306,8 @@ describe('settings: password, sessions, API keys, export, theme, two-factor and 
     await page.getByLabel('Password').fill(NEW_PASSWORD);
     await ui.button('Sign in').click();
     await page.getByRole('alert').getByText('Invalid email or password').waitFor();
+    // this server has no SMTP_URL: no "Forgot password?" to lead nowhere
+    expect(await ui.button('Forgot password?').count()).toBe(0);
   });
 });
 
@@ -388,4 +390,65 @@ describe('settings and Google sign-in on a 375 px screen, with Google configured
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await ui.dialog('Delete Account').getByRole('button', { name: 'Cancel' }).click();
   });
+});
+
+describe('password reset by e-mail through a real SMTP server (1280 and 375 px)', () => {
+  let mail: MailSink;
+  beforeAll(async () => {
+    mail = await startMailSink();
+    program = await startPackyard({ env: { SMTP_URL: mail.url } });
+  });
+  afterAll(async () => {
+    await program?.dispose();
+    await mail?.close();
+  });
+
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 375, height: 812 },
+  ]) {
+    it(`mails a link from "Forgot password?" that sets a new password once (${viewport.width} px)`, async () => {
+      const email = `forgetful-${viewport.width}-${Date.now()}@example.com`;
+      expect((await auth('register', { email, password: PASSWORD })).status).toBe(201);
+      const browser = await openBrowser(viewport);
+      try {
+        const { page } = browser;
+        const ui = screen(page);
+        await page.goto(`${program.url}/login`);
+        await ui.button('Forgot password?').click();
+        await ui.visible('Reset your password');
+        await page.getByLabel('Email address').fill(email);
+        await screenshot(page, 'login-forgot-password');
+        await ui.button('Send reset link').click();
+        await ui.visible('If an account exists for this email, a link to reset its password is on its way.');
+
+        const link = /https?:\/\/\S+\/reset-password#token=[\w-]+/.exec((await mail.nextTo(email)).text)?.[0];
+        expect(link).toBeDefined();
+        await page.goto(link!);
+        await ui.visible('Choose a new password');
+        await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+        await page.getByLabel('Confirm new password').fill('something-else');
+        await ui.button('Set new password').click();
+        expect(await page.getByRole('alert').innerText()).toBe('Passwords do not match');
+        await page.getByLabel('Confirm new password').fill(NEW_PASSWORD);
+        await screenshot(page, 'reset-password');
+        await ui.button('Set new password').click();
+        await ui.visible('Your password has been changed and every session was signed out. Sign in with your new password.');
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+
+        // the link is spent (a fresh load: the same address with only the fragment would keep this page as it is)
+        await page.goto(`${program.url}/status`);
+        await page.goto(link!);
+        await page.getByLabel('New password', { exact: true }).fill('third-password');
+        await page.getByLabel('Confirm new password').fill('third-password');
+        await ui.button('Set new password').click();
+        await page.getByRole('alert').getByText('This password reset link has expired or was already used').waitFor();
+
+        await page.getByRole('link', { name: 'Back to sign in' }).click();
+        await ui.signIn(email, NEW_PASSWORD);
+      } finally {
+        await browser.close();
+      }
+    });
+  }
 });

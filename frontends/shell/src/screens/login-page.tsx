@@ -1,7 +1,18 @@
-import { accountPasswordProblem, Button, Card, errorMessage, Field, FullPageSpinner, Icon, useConsole, useSessionState, useSignInOptions } from '@packyard/console-kit';
+import {
+  accountPasswordProblem,
+  Button,
+  errorMessage,
+  Field,
+  FullPageSpinner,
+  useConsole,
+  useRequestPasswordReset,
+  useSessionState,
+  useSignInOptions,
+} from '@packyard/console-kit';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router-dom';
 import { googleSignInUrl, rememberReturnTo, returnPathFrom } from '../sign-in-return';
+import { AuthCard } from './auth-card';
 
 function GoogleMark() {
   return (
@@ -27,6 +38,8 @@ export default function LoginPage() {
   // set once the password was right for an account that asks for a second factor
   const [challenge, setChallenge] = useState<string>();
   const [code, setCode] = useState('');
+  const [forgotten, setForgotten] = useState(false);
+  const requestReset = useRequestPasswordReset();
   // The Google redirect comes back here with ?error=<message> when sign-in failed.
   const redirectError = searchParams.has('error') ? searchParams.get('error') || 'Google sign-in failed' : undefined;
   const [error, setError] = useState<string | undefined>(redirectError);
@@ -88,19 +101,49 @@ export default function LoginPage() {
     setError(undefined);
   };
 
+  if (forgotten) {
+    const sendLink = (event: FormEvent) => {
+      event.preventDefault();
+      requestReset.mutate(email);
+    };
+    return (
+      <AuthCard icon="key" title="Reset your password" subtitle="We will email you a link to choose a new password. It works once, within an hour.">
+          {requestReset.isError && (
+            <div className="pk-alert" role="alert">
+              {errorMessage(requestReset.error, 'Could not send the reset link')}
+            </div>
+          )}
+          {requestReset.isSuccess ? (
+            <div className="pk-notice" role="status">
+              {requestReset.data.message}
+            </div>
+          ) : (
+            <form className="pk-form" onSubmit={sendLink}>
+              <Field label="Email address" type="email" name="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
+              <Button type="submit" variant="primary" disabled={requestReset.isPending}>
+                {requestReset.isPending ? 'Sending...' : 'Send reset link'}
+              </Button>
+            </form>
+          )}
+          <p className="pk-auth__footer">
+            <button
+              type="button"
+              className="pk-link-button"
+              onClick={() => {
+                requestReset.reset();
+                setForgotten(false);
+              }}
+            >
+              Back to sign in
+            </button>
+          </p>
+      </AuthCard>
+    );
+  }
+
   if (challenge) {
     return (
-      <main className="pk-auth">
-        <Card className="pk-auth__card">
-          <div className="pk-auth__header">
-            <span className="pk-brand__mark">
-              <Icon name="shield" size={22} />
-            </span>
-            <h1 className="pk-auth__title">Two-factor authentication</h1>
-            <p className="pk-muted" style={{ margin: 0 }}>
-              Enter the 6-digit code from your authenticator app, or one of your recovery codes.
-            </p>
-          </div>
+      <AuthCard icon="shield" title="Two-factor authentication" subtitle="Enter the 6-digit code from your authenticator app, or one of your recovery codes.">
           {error && (
             <div className="pk-alert" role="alert">
               {error}
@@ -117,8 +160,7 @@ export default function LoginPage() {
               Back to sign in
             </button>
           </p>
-        </Card>
-      </main>
+      </AuthCard>
     );
   }
 
@@ -132,17 +174,7 @@ export default function LoginPage() {
   };
 
   return (
-    <main className="pk-auth">
-      <Card className="pk-auth__card">
-        <div className="pk-auth__header">
-          <span className="pk-brand__mark">
-            <Icon name="package" size={22} />
-          </span>
-          <h1 className="pk-auth__title">{creating ? 'Create your account' : 'Sign in to Packyard'}</h1>
-          <p className="pk-muted" style={{ margin: 0 }}>
-            {creating ? 'Host private APT and YUM repositories in minutes.' : 'Welcome back. Sign in to manage your repositories.'}
-          </p>
-        </div>
+    <AuthCard icon="package" title={creating ? 'Create your account' : 'Sign in to Packyard'} subtitle={creating ? 'Host private APT and YUM repositories in minutes.' : 'Welcome back. Sign in to manage your repositories.'}>
         {error && (
           <div className="pk-alert" role="alert">
             {error}
@@ -174,6 +206,20 @@ export default function LoginPage() {
             {busy ? (creating ? 'Creating account...' : 'Signing in...') : creating ? 'Create account' : 'Sign in'}
           </Button>
         </form>
+        {!creating && signInOptions.data?.passwordReset && (
+          <p className="pk-auth__footer" style={{ margin: 0 }}>
+            <button
+              type="button"
+              className="pk-link-button"
+              onClick={() => {
+                setError(undefined);
+                setForgotten(true);
+              }}
+            >
+              Forgot password?
+            </button>
+          </p>
+        )}
         <div className="pk-auth__divider">or</div>
         <Button onClick={signInWithGoogle} disabled={googleOff} aria-describedby={googleOff ? 'pk-google-off' : undefined}>
           <GoogleMark />
@@ -193,7 +239,6 @@ export default function LoginPage() {
         <p className="pk-auth__footer">
           <a href="/status">System status</a>
         </p>
-      </Card>
-    </main>
+    </AuthCard>
   );
 }

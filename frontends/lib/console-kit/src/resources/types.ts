@@ -107,4 +107,6 @@ export interface ChangePasswordPayload {
 /** What the login page may offer (GET /api/v1/auth/options). */
 export interface SignInOptions {
   google: boolean;
+  /** e-mail is configured: "Forgot password?" works */
+  passwordReset: boolean;
 }
