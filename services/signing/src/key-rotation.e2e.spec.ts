@@ -138,7 +138,7 @@ describe('rolling a repository key with an overlap', () => {
     const workspace = await call<{ id: string }>('POST', '/workspaces', { name: 'Keys two', slug: 'keys-two', description: '' });
     const repository = await call<{ id: string }>('POST', `/workspaces/${workspace.id}/repos`, { name: 'twice', kind: 'DEB', codename: 'bookworm', component: 'main' });
     // the repository's first key is generated right after it is made (seconds of RSA work)
-    await waitFor('the first key', async () => ((await session.call('GET', `/repos/${repository.id}/keys`)).status === 200 ? true : undefined));
+    await waitFor('the first key', async () => ((await session.call('GET', `/repos/${repository.id}/keys`)).status === 200 ? true : undefined), { timeoutMs: 60_000 });
     await call('POST', `/repos/${repository.id}/keys/roll`, { overlapSeconds: 3600 }, [202]);
     const again = await session.call('POST', `/repos/${repository.id}/keys/roll`, {});
     expect(again.status).toBe(409);
