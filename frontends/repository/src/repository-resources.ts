@@ -227,17 +227,24 @@ export function useRevealRepoToken(repositoryId: string) {
   });
 }
 
-export function useSigningKeys(repositoryId: string) {
+/** `pollMs` while a roll is being made (the server makes the new key in the background) */
+export function useSigningKeys(repositoryId: string, pollMs: number | false = false) {
   const { api } = useConsole();
-  return useQuery(queryOptions({ queryKey: signingKeyKeys.list(repositoryId), queryFn: () => api.get<SigningKey[]>(`/v1/repos/${encodeURIComponent(repositoryId)}/keys`) }));
+  return useQuery(
+    queryOptions({
+      queryKey: signingKeyKeys.list(repositoryId),
+      queryFn: () => api.get<SigningKey[]>(`/v1/repos/${encodeURIComponent(repositoryId)}/keys`),
+      refetchInterval: pollMs,
+    }),
+  );
 }
 
-/** POST …/keys/roll: the key list and the snippets' key URL content change */
+/** POST …/keys/roll: answers at once with the key being replaced; the new key shows in the list within seconds */
 export function useRollSigningKey(repositoryId: string) {
   const { api } = useConsole();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => api.post<SigningKey>(`/v1/repos/${encodeURIComponent(repositoryId)}/keys/roll`, {}),
+    mutationFn: () => api.post<{ replacedFingerprint: string; overlapUntil: string }>(`/v1/repos/${encodeURIComponent(repositoryId)}/keys/roll`, {}),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: signingKeyKeys.list(repositoryId) }),
   });
 }

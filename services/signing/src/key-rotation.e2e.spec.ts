@@ -63,6 +63,8 @@ describe('rolling a repository key with an overlap', () => {
       expect((await upload(packyard, session, `${repos}/${deb.id}`, { name: 'p.deb', bytes: await readFile(debFile) }, 'debian/bookworm')).status).toBe(201);
       expect((await upload(packyard, session, `${repos}/${rpm.id}`, { name: 'p.rpm', bytes: await readFile(rpmFile) }, 'el/9')).status).toBe(201);
     };
+    // each repository's first key is made right after it (seconds of RSA work); an .rpm upload is signed with it
+    for (const { id } of [deb, rpm]) await waitFor('the first key', async () => ((await session.call('GET', `/repos/${id}/keys`)).status === 200 ? true : undefined), { timeoutMs: 60_000 });
     await uploadBoth('1.0');
     const [oldDebKey] = await call<KeyInfo[]>('GET', `/repos/${deb.id}/keys`);
     const [oldRpmKey] = await call<KeyInfo[]>('GET', `/repos/${rpm.id}/keys`);
@@ -80,11 +82,18 @@ describe('rolling a repository key with an overlap', () => {
     expect(dnfInstall.code).toBe(0);
 
     // the roll: both keys sign every index as soon as it is published again
-    const rolled = await call<KeyInfo>('POST', `/repos/${deb.id}/keys/roll`, { overlapSeconds: OVERLAP_SECONDS }, [201]);
-    await call<KeyInfo>('POST', `/repos/${rpm.id}/keys/roll`, { overlapSeconds: OVERLAP_SECONDS }, [201]);
-    expect(rolled.status).toBe('current');
+    const started = await call<{ replacedFingerprint: string; overlapUntil: string }>('POST', `/repos/${deb.id}/keys/roll`, { overlapSeconds: OVERLAP_SECONDS }, [202]);
+    expect(started.replacedFingerprint).toBe(oldDebKey.fingerprint);
+    await call('POST', `/repos/${rpm.id}/keys/roll`, { overlapSeconds: OVERLAP_SECONDS }, [202]);
+    // the new keys are made in the background (seconds of RSA work each)
+    const rolledKeys = (id: string) => waitFor('the new key', async () => {
+      const listed = await call<KeyInfo[]>('GET', `/repos/${id}/keys`);
+      return listed.length === 2 ? listed : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 500 });
+    const keys = await rolledKeys(deb.id);
+    await rolledKeys(rpm.id);
+    const rolled = keys[0];
     expect(rolled.fingerprint).not.toBe(oldDebKey.fingerprint);
-    const keys = await call<KeyInfo[]>('GET', `/repos/${deb.id}/keys`);
     expect(keys.map((key) => [key.fingerprint, key.status])).toEqual([[rolled.fingerprint, 'current'], [oldDebKey.fingerprint, 'previous']]);
     expect(Date.parse(keys[1].signsUntil!)).toBeGreaterThan(Date.now());
     const both = [rolled.fingerprint, oldDebKey.fingerprint].sort();
@@ -129,8 +138,8 @@ describe('rolling a repository key with an overlap', () => {
     const workspace = await call<{ id: string }>('POST', '/workspaces', { name: 'Keys two', slug: 'keys-two', description: '' });
     const repository = await call<{ id: string }>('POST', `/workspaces/${workspace.id}/repos`, { name: 'twice', kind: 'DEB', codename: 'bookworm', component: 'main' });
     // the repository's first key is generated right after it is made (seconds of RSA work)
-    await waitFor('the first key', async () => ((await session.call('GET', `/repos/${repository.id}/keys`)).status === 200 ? true : undefined));
-    await call('POST', `/repos/${repository.id}/keys/roll`, { overlapSeconds: 3600 }, [201]);
+    await waitFor('the first key', async () => ((await session.call('GET', `/repos/${repository.id}/keys`)).status === 200 ? true : undefined), { timeoutMs: 60_000 });
+    await call('POST', `/repos/${repository.id}/keys/roll`, { overlapSeconds: 3600 }, [202]);
     const again = await session.call('POST', `/repos/${repository.id}/keys/roll`, {});
     expect(again.status).toBe(409);
     expect(again.body.message).toMatch(/already being rolled/);

@@ -50,7 +50,10 @@ export const signingModule = defineModule({
       ctx.use(metricsModule),
     );
     const repositories = ctx.use(grpcClientsModule).client(RepositoryServiceDefinition, 'repository');
-    ctx.use(grpcServerModule).server.add(SigningServiceDefinition, signingHandlers(keys, repositories, { defaultOverlapSeconds: overlapSeconds }));
+    ctx.use(grpcServerModule).server.add(SigningServiceDefinition, signingHandlers(keys, repositories, {
+        defaultOverlapSeconds: overlapSeconds,
+        onRollFailure: (repositoryId, error) => ctx.logger.error({ err: error, repositoryId }, 'rolling the signing key failed'),
+      }));
     return {
       value: undefined,
       start: () => maintenance.start(),

@@ -2,6 +2,8 @@ import { Badge, Button, Card, CodeBlock, CopyButton, formatDate, Icon, type Repo
 import { debKeyCommand, KEY_ROLL_CONFIRMATION, KEY_STATUS_LABELS, keyNearExpiry, rpmKeyCommand, SECURITY_NOTES } from '../repository-rules';
 import { useRollSigningKey, useSigningKeys, useSnippets } from '../repository-resources';
 
+const KEY_ROLL_POLL_MS = 1_000;
+
 export function KeysTab({ repository }: { repository: Repository }) {
   const snippets = useSnippets(repository.id);
   const publicKeyUrl = snippets.data?.publicKeyUrl;
@@ -54,15 +56,18 @@ export function KeysTab({ repository }: { repository: Repository }) {
 
 /** The repository's keys with their expiry, and the roll action (new key, overlap, then alone). */
 function SigningKeysCard({ repositoryId }: { repositoryId: string }) {
-  const keys = useSigningKeys(repositoryId);
   const roll = useRollSigningKey(repositoryId);
-  const rolling = keys.data?.some((key) => key.status === 'previous') ?? false;
+  // until the list shows the key the roll replaced as previous, the new key is still being made
+  const replaced = roll.data?.replacedFingerprint;
+  const keys = useSigningKeys(repositoryId, replaced ? KEY_ROLL_POLL_MS : false);
+  const making = replaced !== undefined && !keys.data?.some((key) => key.fingerprint === replaced && key.status !== 'current');
+  const rolling = making || (keys.data?.some((key) => key.status === 'previous') ?? false);
   return (
     <Card>
       <div className="pk-spread">
         <h2 className="pk-section-title">Signing Keys</h2>
         <Button icon="refresh" disabled={!keys.data || rolling || roll.isPending} onClick={() => window.confirm(KEY_ROLL_CONFIRMATION) && roll.mutate()}>
-          {roll.isPending ? 'Rolling...' : 'Roll Key'}
+          {roll.isPending || making ? 'Rolling...' : 'Roll Key'}
         </Button>
       </div>
       {roll.isError ? <p className="pk-key-error" role="alert">{roll.error instanceof Error ? roll.error.message : 'Rolling the key failed'}</p> : null}

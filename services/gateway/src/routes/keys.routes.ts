@@ -51,16 +51,21 @@ export const keysRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { cl
     {
       schema: {
         tags: ['repositories'],
-        summary: 'Roll the signing key: a new key signs beside the current one for the overlap, then alone',
+        summary: 'Start rolling the signing key: a new key (made in the background, seconds) signs beside the current one for the overlap, then alone; GET …/keys shows it once made',
         security: [{ bearer: [] }],
         params: Type.Object({ id: Type.String() }),
         body: Type.Optional(RollBody),
-        response: { 201: SigningKeySchema },
+        response: {
+          202: Type.Object({
+            replacedFingerprint: Type.String({ description: 'the key the roll replaces; it signs beside the new one until overlapUntil' }),
+            overlapUntil: Type.String({ format: 'date-time' }),
+          }),
+        },
       },
     },
     async (request, reply) => {
-      const key = await signing.rollKey({ repositoryId: request.params.id, overlapSeconds: request.body?.overlapSeconds ?? 0 }, { caller: request.caller });
-      return reply.code(201).send(keyJson(key));
+      const started = await signing.rollKey({ repositoryId: request.params.id, overlapSeconds: request.body?.overlapSeconds ?? 0 }, { caller: request.caller });
+      return reply.code(202).send(started);
     },
   );
 };

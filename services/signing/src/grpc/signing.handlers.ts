@@ -13,6 +13,8 @@ const MAX_OVERLAP_SECONDS = 90 * 24 * 3600;
 export interface RollSettings {
   /** used when a roll names no overlap */
   defaultOverlapSeconds: number;
+  /** a roll runs on after the call answered; its failure is only heard here */
+  onRollFailure: (repositoryId: string, error: unknown) => void;
 }
 
 const keyInfos = (keys: RepositoryKeys) =>
@@ -83,8 +85,9 @@ export function signingHandlers(
       await repositories.getRepository({ id: request.repositoryId, workspaceId: '' }, { caller });
       const overlapSeconds = request.overlapSeconds || settings.defaultOverlapSeconds;
       if (overlapSeconds > MAX_OVERLAP_SECONDS) throw invalid('PACKYARD_SIGNING_INVALID_OVERLAP', `The overlap may last at most ${MAX_OVERLAP_SECONDS / 86400} days`);
-      await keys.roll(request.repositoryId, new Date(Date.now() + overlapSeconds * 1000), 'manual');
-      return keyInfos(await keys.keys(request.repositoryId))[0];
+      const overlapUntil = new Date(Date.now() + overlapSeconds * 1000);
+      const { replaced } = await keys.startRoll(request.repositoryId, overlapUntil, 'manual', (error) => settings.onRollFailure(request.repositoryId, error));
+      return { replacedFingerprint: replaced, overlapUntil: overlapUntil.toISOString() };
     },
   };
 }

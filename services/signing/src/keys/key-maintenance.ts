@@ -29,7 +29,7 @@ export class KeyMaintenance {
   private readonly nextExpiry: Gauge;
 
   constructor(
-    private readonly keys: Pick<KeyRing, 'roll' | 'retirePrevious'>,
+    private readonly keys: Pick<KeyRing, 'startRoll' | 'retirePrevious'>,
     private readonly readModels: ReadModelStore,
     private readonly settings: KeyMaintenanceSettings,
     private readonly logger: Logger,
@@ -78,7 +78,9 @@ export class KeyMaintenance {
       if (!schedule.currentExpiresAt) continue;
       const expires = Date.parse(schedule.currentExpiresAt);
       if (expires <= rotateBy && !schedule.overlapUntil) {
-        await this.keys.roll(schedule.id, new Date(now.getTime() + this.settings.overlapSeconds * 1000), 'expiry');
+        await this.keys.startRoll(schedule.id, new Date(now.getTime() + this.settings.overlapSeconds * 1000), 'expiry', (error) =>
+          this.logger.error({ err: error, repositoryId: schedule.id }, 'rolling a key before it expires failed; trying again on the next check'),
+        );
         this.logger.info({ repositoryId: schedule.id, expires: schedule.currentExpiresAt }, 'key rolled before it expires');
         continue;
       }

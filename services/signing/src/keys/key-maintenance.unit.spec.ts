@@ -20,7 +20,10 @@ describe('key maintenance', () => {
     registry = new Registry();
     calls = [];
     const keys = {
-      roll: async (repositoryId: string, overlapUntil: Date, reason: string) => void calls.push(`roll ${repositoryId} until ${overlapUntil.toISOString()} (${reason})`),
+      startRoll: async (repositoryId: string, overlapUntil: Date, reason: string) => {
+        calls.push(`roll ${repositoryId} until ${overlapUntil.toISOString()} (${reason})`);
+        return { replaced: 'X' };
+      },
       retirePrevious: async (repositoryId: string) => void calls.push(`retire ${repositoryId}`),
     };
     maintenance = new KeyMaintenance(keys, readModels, { rotateBeforeSeconds: 30 * 86_400, overlapSeconds: 14 * 86_400, intervalMs: 60_000 }, pino({ level: 'silent' }), registry);

@@ -1,5 +1,5 @@
 import { readKey, type PrivateKey } from 'openpgp';
-import { ConcurrencyError, handleCommand, loadAggregate, notFound, PackyardError, type EventStore } from '@packyard/platform';
+import { ConcurrencyError, conflict, handleCommand, loadAggregate, notFound, PackyardError, type EventStore } from '@packyard/platform';
 import type { SecretBox } from '@packyard/platform/crypto/index';
 import { generateRepositoryKey, readPrivateKey, type RepositoryKeyIdentity } from '../domain';
 import { signingFingerprints, signingKeyDecider, type SigningKeyState, type StoredKey } from './signing-key.decider';
@@ -43,6 +43,7 @@ const defaultIdentity = (repositoryId: string): RepositoryKeyIdentity => ({
 export class KeyRing {
   private readonly unlocked = new Map<string, Promise<PrivateKey>>();
   private readonly generating = new Map<string, Promise<void>>();
+  private readonly rolling = new Set<string>();
 
   constructor(
     private readonly events: EventStore,
@@ -72,13 +73,28 @@ export class KeyRing {
     }
   }
 
-  /** a new current key; the current one keeps signing beside it until `overlapUntil` */
-  async roll(repositoryId: string, overlapUntil: Date, reason: 'manual' | 'expiry'): Promise<void> {
+  /**
+   * Starts a roll and returns at once: the new key (seconds of RSA work) becomes current,
+   * the current one keeps signing beside it until `overlapUntil`. Refused while a roll is
+   * being made here or its overlap lasts; `onFailure` hears a roll that failed later.
+   */
+  async startRoll(repositoryId: string, overlapUntil: Date, reason: 'manual' | 'expiry', onFailure: (error: unknown) => void): Promise<{ replaced: string }> {
     // a roll right after the repository was made waits for its first key
     await this.ensureKey(repositoryId);
     const state = await this.active(repositoryId);
-    const identity = await this.identityOf(state);
-    const key = await this.newKey(repositoryId, identity);
+    if (state.previous || this.rolling.has(repositoryId)) {
+      throw conflict('PACKYARD_SIGNING_KEY_ROLL_IN_PROGRESS', `The key is already being rolled${state.previous ? `; the previous key signs until ${state.previous.overlapUntil}` : ''}`);
+    }
+    this.rolling.add(repositoryId);
+    this.roll(repositoryId, state, overlapUntil, reason)
+      .catch(onFailure)
+      .finally(() => this.rolling.delete(repositoryId));
+    return { replaced: state.keys[0].fingerprint };
+  }
+
+  /** a new current key; the current one keeps signing beside it until `overlapUntil` */
+  async roll(repositoryId: string, state: ActiveState, overlapUntil: Date, reason: 'manual' | 'expiry'): Promise<void> {
+    const key = await this.newKey(repositoryId, await this.identityOf(state));
     await handleCommand(
       this.events,
       signingKeyStream(repositoryId),

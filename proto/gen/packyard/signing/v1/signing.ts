@@ -43,6 +43,12 @@ export interface SigningKeyInfo {
   signsUntil: string;
 }
 
+export interface RollKeyResponse {
+  /** the key the roll replaces */
+  replacedFingerprint: string;
+  overlapUntil: string;
+}
+
 export interface RollKeyRequest {
   repositoryId: string;
   /** how long the old key keeps signing beside the new one; 0: the configured default */
@@ -548,6 +554,99 @@ export const SigningKeyInfo: MessageFns<SigningKeyInfo> = {
     message.expiresAt = object.expiresAt ?? "";
     message.status = object.status ?? "";
     message.signsUntil = object.signsUntil ?? "";
+    return message;
+  },
+};
+
+function createBaseRollKeyResponse(): RollKeyResponse {
+  return { replacedFingerprint: "", overlapUntil: "" };
+}
+
+export const RollKeyResponse: MessageFns<RollKeyResponse> = {
+  encode(message: RollKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.replacedFingerprint !== "") {
+      writer.uint32(10).string(message.replacedFingerprint);
+    }
+    if (message.overlapUntil !== "") {
+      writer.uint32(18).string(message.overlapUntil);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RollKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRollKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.replacedFingerprint = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.overlapUntil = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RollKeyResponse {
+    return {
+      replacedFingerprint: isSet(object.replacedFingerprint)
+        ? globalThis.String(object.replacedFingerprint)
+        : isSet(object.replaced_fingerprint)
+        ? globalThis.String(object.replaced_fingerprint)
+        : "",
+      overlapUntil: isSet(object.overlapUntil)
+        ? globalThis.String(object.overlapUntil)
+        : isSet(object.overlap_until)
+        ? globalThis.String(object.overlap_until)
+        : "",
+    };
+  },
+
+  toJSON(message: RollKeyResponse): unknown {
+    const obj: any = {};
+    if (message.replacedFingerprint !== "") {
+      obj.replacedFingerprint = message.replacedFingerprint;
+    }
+    if (message.overlapUntil !== "") {
+      obj.overlapUntil = message.overlapUntil;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RollKeyResponse>): RollKeyResponse {
+    return RollKeyResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RollKeyResponse>): RollKeyResponse {
+    const message = createBaseRollKeyResponse();
+    message.replacedFingerprint = object.replacedFingerprint ?? "";
+    message.overlapUntil = object.overlapUntil ?? "";
     return message;
   },
 };
@@ -1106,12 +1205,15 @@ export const SigningServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** A new key that signs beside the current one for overlap_seconds, then alone. */
+    /**
+     * Starts a roll: a new key (generated in the background, seconds of RSA work) that signs
+     * beside the current one until overlap_until, then alone. ListKeys shows it once made.
+     */
     rollKey: {
       name: "RollKey",
       requestType: RollKeyRequest as typeof RollKeyRequest,
       requestStream: false,
-      responseType: SigningKeyInfo as typeof SigningKeyInfo,
+      responseType: RollKeyResponse as typeof RollKeyResponse,
       responseStream: false,
       options: {},
     },
@@ -1137,8 +1239,11 @@ export interface SigningServiceImplementation<CallContextExt = {}> {
   ): Promise<DeepPartial<SignRpmHeaderResponse>>;
   /** The repository's keys, newest first (the caller must see the repository). */
   listKeys(request: ListKeysRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListKeysResponse>>;
-  /** A new key that signs beside the current one for overlap_seconds, then alone. */
-  rollKey(request: RollKeyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<SigningKeyInfo>>;
+  /**
+   * Starts a roll: a new key (generated in the background, seconds of RSA work) that signs
+   * beside the current one until overlap_until, then alone. ListKeys shows it once made.
+   */
+  rollKey(request: RollKeyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<RollKeyResponse>>;
 }
 
 export interface SigningServiceClient<CallOptionsExt = {}> {
@@ -1160,8 +1265,11 @@ export interface SigningServiceClient<CallOptionsExt = {}> {
   ): Promise<SignRpmHeaderResponse>;
   /** The repository's keys, newest first (the caller must see the repository). */
   listKeys(request: DeepPartial<ListKeysRequest>, options?: CallOptions & CallOptionsExt): Promise<ListKeysResponse>;
-  /** A new key that signs beside the current one for overlap_seconds, then alone. */
-  rollKey(request: DeepPartial<RollKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<SigningKeyInfo>;
+  /**
+   * Starts a roll: a new key (generated in the background, seconds of RSA work) that signs
+   * beside the current one until overlap_until, then alone. ListKeys shows it once made.
+   */
+  rollKey(request: DeepPartial<RollKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<RollKeyResponse>;
 }
 
 function bytesFromBase64(b64: string): Uint8Array {
