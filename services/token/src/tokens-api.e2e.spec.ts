@@ -1,4 +1,5 @@
-import { createChannel, createClient, type Channel } from 'nice-grpc';
+import { createChannel, createClient, Metadata, type Channel } from 'nice-grpc';
+import { CALLER_METADATA_KEY, serviceCaller } from '@packyard/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { startPackyard, type RunningPackyard } from '@packyard/testing';
@@ -11,7 +12,12 @@ describe('repository tokens, account access tokens and ValidateToken', () => {
   let workspaceId: string;
   let repoId: string;
   let otherRepoId: string;
-  const validate = (token: string, repositoryId = '') => createClient(TokenServiceDefinition, channel).validateToken({ token, repositoryId });
+  // as delivery and the gateway call it: with a caller assertion signed by the installation's key
+  const validate = async (token: string, repositoryId = '') =>
+    createClient(TokenServiceDefinition, channel).validateToken(
+      { token, repositoryId },
+      { metadata: Metadata({ [CALLER_METADATA_KEY]: await packyard.callerAssertions().assert(serviceCaller('delivery')) }) },
+    );
 
   beforeAll(async () => {
     packyard = await startPackyard();
