@@ -8,7 +8,7 @@ export default defineConfig({
     globalSetup: ['services/lib/testing/src/servers/global-setup.ts'],
     projects: [
       { test: { name: 'unit', include: ['{services,frontends,proto}/**/*.unit.spec.{ts,tsx}'], exclude: ['**/node_modules/**'] } },
-      { test: { name: 'int', include: ['{services,frontends,proto}/**/*.int.spec.{ts,tsx}'], exclude: ['**/node_modules/**'], testTimeout: 60_000, hookTimeout: 120_000 } },
+      { test: { name: 'int', include: ['{services,frontends,proto,charts}/**/*.int.spec.{ts,tsx}'], exclude: ['**/node_modules/**'], testTimeout: 60_000, hookTimeout: 120_000 } },
       {
         test: {
           name: 'e2e',

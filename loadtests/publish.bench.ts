@@ -111,8 +111,9 @@ async function packyardCase(kind: 'DEB' | 'RPM', count: number, files: string[],
   const packages = stores.readModels.collection(PUBLISHABLE_PACKAGES);
   for (const file of files) await packages.upsert(toPublishablePackage(await uploadedEvent(file, kind, repositoryId, distribution)));
   const signingStores = await openModuleStores(config, 'signing');
-  const keys = new KeyRing(signingStores.events, createSecretBox(randomBytes(32)));
-  const handlers = signingHandlers(keys);
+  const keys = new KeyRing(signingStores.events, createSecretBox(randomBytes(32)), { lifetimeSeconds: 730 * 24 * 3600 });
+  // no repository module here: only Sign and GetPublicKey are called, which never ask it
+  const handlers = signingHandlers(keys, {} as never, { defaultOverlapSeconds: 0 });
   const context = { caller: serviceCaller('repository') } as never;
   const signing = { sign: (request: never) => handlers.sign(request, context), getPublicKey: (request: never) => handlers.getPublicKey(request, context) } as unknown as PackyardClient<typeof SigningServiceDefinition>;
   const es = await startEventSourcing({ module: 'repository', stores, bus, logger, projections: [repositoriesProjection, publishablePackagesProjection, publicationsProjection], fail: (error) => logger.fatal({ err: error }, 'event processing failed') });

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { RunningPackyard } from '@packyard/testing';
-import type { Dialog, Page, Response } from 'playwright-core';
+import type { Dialog, Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerNextConfirm, buildConsole, delayNext, REPOSITORY_REMOTE_BUILT, type ConsoleBrowser, openBrowser, pause, screenshot, startPackyard, waitForPath } from './console-harness';
 
@@ -143,6 +143,8 @@ describe('console walk-through as a new user (1280 px)', () => {
     await button('New Repository').click();
     const dialog = page.getByRole('dialog', { name: 'New Repository' });
     expect(await dialog.getByLabel('Codename').inputValue()).toBe('stable');
+    // what the codename does is said where it is chosen
+    expect(await dialog.getByText('The install instructions use it when a distribution has this codename').count()).toBe(1);
     expect(await dialog.getByLabel('Component').inputValue()).toBe('main');
     expect(await dialog.getByRole('button', { name: 'Create Repository' }).isDisabled()).toBe(true);
     await dialog.getByLabel('Repository Name').fill('backend-tools');
@@ -281,6 +283,22 @@ describe('console walk-through as a new user (1280 px)', () => {
     await screenshot(page, 'billing');
   });
 
+  it('links to the API reference, rendered from the OpenAPI document with nothing fetched from elsewhere', async () => {
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    const origins = new Set<string>();
+    const listener = (request: Request) => origins.add(new URL(request.url()).origin);
+    browser.context.on('request', listener);
+    const [reference] = await Promise.all([browser.context.waitForEvent('page'), page.getByRole('link', { name: 'API reference' }).click()]);
+    await reference.getByText('Packyard API').first().waitFor({ timeout: 15_000 });
+    // an operation of the console's own API, documented with its route
+    await reference.getByText('/api/v1/workspaces').first().waitFor();
+    expect(await reference.title()).toBe('Packyard API reference');
+    expect(new URL(reference.url()).pathname).toBe('/api/docs');
+    await reference.close();
+    browser.context.off('request', listener);
+    expect([...origins]).toEqual([program.url]);
+  });
+
   it('sends the browser to /login when the API answers 401', async () => {
     await page.evaluate(() => {
       const stored = JSON.parse(localStorage.getItem('packyard.session') ?? '{}');
@@ -311,14 +329,12 @@ describe('console walk-through as a new user (1280 px)', () => {
     await waitForPath(page, '/login');
   });
 
-  it('starts Google sign-in at the API and accepts the tokens it returns', async () => {
-    const started = page.waitForRequest((request) => request.url().includes('/api/v1/auth/oidc/google/start'));
+  // starting Google sign-in on a server that has it configured: settings.e2e.spec.ts
+  it('says Google sign-in is not set up on this server, and accepts the tokens a Google sign-in returns', async () => {
     await page.goto(at('/settings'));
     await waitForPath(page, '/login');
-    await button('Sign in with Google').click();
-    const startUrl = new URL((await started).url());
-    expect(startUrl.pathname).toBe('/api/v1/auth/oidc/google/start');
-    expect(startUrl.searchParams.get('returnTo')).toBe('/settings');
+    await visible('Google sign-in is not set up on this server. Sign in with your email and password.');
+    expect(await button('Sign in with Google').isDisabled()).toBe(true);
 
     await page.goto(at(`/login?error=${encodeURIComponent('Access denied by Google')}`));
     await visible('Access denied by Google');
@@ -327,7 +343,7 @@ describe('console walk-through as a new user (1280 px)', () => {
     const answer = await (
       await fetch(at('/api/v1/auth/login'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) })
     ).json();
-    await page.goto(at(`/login/callback#idToken=${answer.idToken}&refreshToken=${answer.refreshToken}&expiresIn=${answer.expiresIn}`));
+    await page.goto(at(`/login/callback#idToken=${answer.idToken}&refreshToken=${answer.refreshToken}&expiresIn=${answer.expiresIn}&returnTo=%2Fsettings`));
     await waitForPath(page, '/settings');
     await visible('Email cannot be changed. Contact support if needed.');
   });

@@ -149,6 +149,10 @@ describe('repository page (1280 px)', () => {
     const info = await page.locator('dl.pk-meta').innerText();
     for (const value of ['DEB (Debian/Ubuntu)', 'bookworm', 'main', 'Storage Used']) expect(info).toContain(value);
     const setup = await page.locator('.pk-code code').first().innerText();
+    // before the first upload: no distribution holds packages, the spec's codenames are offered, the repository's own chosen
+    expect(await page.getByTestId('stocked-distributions').innerText()).toBe('None yet: upload a package for a distribution');
+    expect(await page.getByLabel('Distribution').locator('option').allInnerTexts()).toEqual(['noble (Ubuntu 24.04)', 'jammy (Ubuntu 22.04)', 'focal (Ubuntu 20.04)', 'bookworm (Debian 12)', 'bullseye (Debian 11)']);
+    expect(await page.getByLabel('Distribution').inputValue()).toBe('debian/bookworm');
     expect(setup).toContain(`[signed-by=/etc/apt/keyrings/${debRepo.name}.gpg] ${program.url}/deb/acme/${debRepo.name}/debian bookworm main`);
     await button('Copy APT setup').click();
     expect(await clipboard()).toBe(setup);
@@ -156,7 +160,12 @@ describe('repository page (1280 px)', () => {
     await button('Copy Repository URL').click();
     await visible('Copied');
     expect(await clipboard()).toBe(`${program.url}/deb/acme/${debRepo.name}`);
-    expect(await openedByClick(button('View Public Repository'))).toBe(`${program.url}/deb/acme/${debRepo.name}`);
+    // the owner's view of what apt sees (the edge itself wants a token and has no listing)
+    await button('View Public Repository').click();
+    await waitForPath(page, repoPath(debRepo, 'browse'));
+    await visible('Nothing published yet');
+    expect(await page.getByTestId('repository-url').innerText()).toBe(`${program.url}/deb/acme/${debRepo.name}`);
+    await page.goBack();
     await button('Copy Repository URL').waitFor();
     await screenshot(page, 'repository-overview');
   });
@@ -169,6 +178,14 @@ describe('repository page (1280 px)', () => {
     await page.reload();
     await page.getByRole('heading', { level: 1, name: debRepo.name }).waitFor();
     expect(await page.locator('dl.pk-meta').innerText()).toMatch(/Codename\s+Not set\s+Component\s+Not set/);
+    // a codename no distribution has is explained where it is shown
+    await page.route(`**/api/v1/workspaces/${workspaceId}/repos/${debRepo.id}`, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, json: { ...(await response.json()), codename: 'stable' } });
+    });
+    await page.reload();
+    await visible('"stable" is this repository\'s own suite name, not a distribution: a package goes to the distribution chosen at upload.', 15_000);
+    expect(await page.getByRole('list', { name: 'Repository facts' }).getByText('Codename: stable').getAttribute('title')).toContain('not a distribution');
     await page.unroute(`**/api/v1/workspaces/${workspaceId}/repos/${debRepo.id}`);
     await page.reload();
     await visible('Codename: bookworm');
@@ -206,6 +223,32 @@ describe('repository page (1280 px)', () => {
       'Installation is blocked when a signature fails verification.',
     ]);
     await screenshot(page, 'repository-keys');
+  });
+
+  it('Keys: lists the signing key with when it is rolled; Roll Key asks first, then shows the new key beside the previous one', async () => {
+    const keys = page.getByRole('list', { name: 'Signing keys' });
+    await keys.waitFor();
+    const [first] = await keys.locator('li').allInnerTexts();
+    expect(first).toMatch(/^[0-9A-F]{40}\s+Current\s+Created .+ · Rolled before /);
+    expect(first).not.toContain('Expires soon');
+
+    const dismissed = answerNextConfirm(page, false);
+    await button('Roll Key').click();
+    expect(await dismissed).toMatch(/^Roll the signing key\?/);
+    expect(await keys.locator('li').count()).toBe(1);
+
+    const accepted = answerNextConfirm(page, true);
+    await button('Roll Key').click();
+    await accepted;
+    await keys.locator('li').nth(1).waitFor({ timeout: 60_000 });
+    const [current, previous] = await keys.locator('li').allInnerTexts();
+    expect(current).toMatch(/Current/);
+    expect(previous).toMatch(/^[0-9A-F]{40}\s+Previous \(still signs\)\s+Created .+ · Signs until /);
+    expect(previous.slice(0, 40)).toBe(first.slice(0, 40));
+    // one roll at a time: the button waits for the overlap to end
+    expect(await button('Roll Key').isDisabled()).toBe(true);
+    const served = await (await fetch(`${program.url}/deb/acme/${debRepo.name}/gpg.key`)).text();
+    expect(served.match(/BEGIN PGP PUBLIC KEY BLOCK/g)).toHaveLength(2);
   });
 
   it('Packages: empty list first', async () => {
@@ -327,6 +370,61 @@ describe('repository page (1280 px)', () => {
     expect(await row.innerText()).toMatch(/yum-hello\s+yum-hello-1\.2-1\.noarch\.rpm\s+1\.2-1\s+noarch/);
   });
 
+  it('Overview: the distributions that hold packages, with the setup text for them', async () => {
+    // publishing follows the upload within moments: the page shows what the edge serves when it loads
+    const overviewListing = async (repository: { id: string }, expected: string) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        await page.goto(at(repoPath(repository)));
+        await page.locator('.pk-code code').first().waitFor();
+        const listed = await page.getByTestId('stocked-distributions').innerText();
+        if (listed === expected) return;
+        if (Date.now() > deadline) throw new Error(`the Overview lists "${listed}", not "${expected}"`);
+        await pause(500);
+      }
+    };
+    await overviewListing(debRepo, 'debian/bookworm (2)');
+    expect(await page.getByLabel('Distribution').locator('option').allInnerTexts()).toEqual(['bookworm (Debian 12) · 2 packages']);
+    expect(await page.locator('.pk-code code').first().innerText()).toContain(`${program.url}/deb/acme/${debRepo.name}/debian bookworm main`);
+
+    // the browsable view: each distribution, where apt starts reading it, and its packages
+    await button('View Public Repository').click();
+    await waitForPath(page, repoPath(debRepo, 'browse'));
+    const bookworm = page.getByRole('region', { name: 'debian/bookworm' });
+    await bookworm.waitFor();
+    const entryPoint = `${program.url}/deb/acme/${debRepo.name}/debian/dists/bookworm/InRelease`;
+    expect(await bookworm.innerText()).toContain(entryPoint);
+    const listed = await bookworm.getByRole('table', { name: 'Packages in debian/bookworm' }).locator('tbody tr').allInnerTexts();
+    expect(listed.map((row) => row.split(/\s+/)[0]).sort()).toEqual(['big-data', 'hello-packyard']);
+    const { body: reader } = await user.call('POST', '/tokens', { name: 'browse-check', scopes: ['read'] });
+    const served = await fetch(entryPoint, { headers: { authorization: `Basic ${Buffer.from(`${reader.token}:`).toString('base64')}` } });
+    expect(served.status).toBe(200);
+    expect(await served.text()).toMatch(/^Codename: bookworm$/m);
+    await screenshot(page, 'repository-browse');
+
+    await overviewListing(rpmRepo, 'el/9 (1)');
+  });
+
+  it('Upload: the CI command the page shows uploads verbatim with an account token', async () => {
+    const { body: created } = await user.call('POST', '/tokens', { name: 'ci-upload', scopes: ['publish'] });
+    await page.goto(at(repoPath(rpmRepo, 'upload')));
+    await page.getByLabel('Distribution').selectOption('el/9');
+    const region = page.getByRole('region', { name: 'Upload from CI' });
+    await page.waitForFunction(() => document.querySelector('[aria-label="Upload from CI"] code')?.textContent?.includes('distribution=el/9'));
+    const command = await region.locator('code').innerText();
+    await region.getByRole('button', { name: 'Copy CI upload command' }).click();
+    expect(await clipboard()).toBe(command);
+    expect(command).toContain(`${program.url}/api/v1/workspaces/${workspaceId}/repos/${rpmRepo.id}/upload?wait=published`);
+
+    // the file name the command names, in a folder of its own, as a CI job's checkout would have it
+    const ci = join(work, 'ci');
+    await mkdir(ci, { recursive: true });
+    const built = await buildRpm({ name: 'ci-hello', version: '1.0', release: '1', arch: 'noarch' }, ci);
+    execFileSync('mv', [built, join(ci, 'my-package-1.0-1.x86_64.rpm')]);
+    const output = execFileSync('bash', ['-c', command], { cwd: ci, env: { ...process.env, PACKYARD_TOKEN: created.token }, encoding: 'utf8' });
+    expect(JSON.parse(output)).toMatchObject({ name: 'ci-hello', distribution: 'el/9' });
+  });
+
   it('Install: tokens — create form, mask, show, copy; instructions with codename and component', async () => {
     await page.goto(at(repoPath(debRepo, 'install')));
     await visible('No tokens created yet.');
@@ -359,9 +457,11 @@ describe('repository page (1280 px)', () => {
 
     await visible('Installation Instructions');
     expect(await page.getByLabel('Select Token').inputValue()).toBe('');
+    // the two uploads went to debian/bookworm: that is where the instructions point, and all they offer
+    await page.waitForFunction(() => document.querySelector('select[name="codename"]')?.textContent?.includes('packages'));
     const codenames = await page.getByLabel('Codename').locator('option').allInnerTexts();
-    expect(codenames).toEqual(['noble (Ubuntu 24.04)', 'jammy (Ubuntu 22.04)', 'focal (Ubuntu 20.04)', 'bookworm (Debian 12)', 'bullseye (Debian 11)']);
-    expect(await page.getByLabel('Codename').inputValue()).toBe('bookworm');
+    expect(codenames).toEqual(['bookworm (Debian 12) · 2 packages']);
+    expect(await page.getByLabel('Codename').inputValue()).toBe('debian/bookworm');
     expect(await page.getByLabel('Component').locator('option').allInnerTexts()).toEqual(['main', 'contrib', 'non-free']);
     expect(await page.getByRole('region', { name: 'Automated Installation' }).count()).toBe(0);
     await page.getByLabel('Select Token').selectOption({ label: 'ci-deployment' });
@@ -370,11 +470,11 @@ describe('repository page (1280 px)', () => {
     expect(oneLiner.endsWith(`| sudo bash -s -- ${token}`)).toBe(true);
     await page.getByRole('region', { name: 'Automated Installation' }).getByRole('button', { name: 'Copy', exact: true }).click();
     expect(await clipboard()).toBe(oneLiner);
-    // Another codename: the commands follow.
-    await page.getByLabel('Codename').selectOption('jammy');
-    await page.waitForFunction(() => document.querySelector('[aria-label="Automated Installation"] code')?.textContent?.includes('codename=jammy'));
-    await page.getByLabel('Codename').selectOption('bookworm');
-    await page.waitForFunction(() => document.querySelector('[aria-label="Automated Installation"] code')?.textContent?.includes('codename=bookworm'));
+    // Another component: the commands follow.
+    await page.getByLabel('Component').selectOption('contrib');
+    await page.waitForFunction(() => document.querySelector('[aria-label="Automated Installation"] code')?.textContent?.includes('codename=bookworm&component=contrib'));
+    await page.getByLabel('Component').selectOption('main');
+    await page.waitForFunction(() => document.querySelector('[aria-label="Automated Installation"] code')?.textContent?.includes('codename=bookworm&component=main'));
     await screenshot(page, 'repository-install');
   });
 
@@ -411,9 +511,9 @@ describe('repository page (1280 px)', () => {
     await tab('Packages').click();
     const table = page.getByRole('table', { name: 'Packages' });
     await table.waitFor();
-    expect(await table.locator('thead th').allInnerTexts()).toEqual(['PACKAGE', 'VERSION', 'ARCHITECTURE', 'SIZE', 'DOWNLOADS', 'PUBLISHED', 'ACTIONS']);
+    expect(await table.locator('thead th').allInnerTexts()).toEqual(['PACKAGE', 'VERSION', 'ARCHITECTURE', 'DISTRIBUTION', 'SIZE', 'DOWNLOADS', 'PUBLISHED', 'ACTIONS']);
     const helloRow = table.getByRole('row').filter({ hasText: 'hello-packyard_1.0-1_all.deb' });
-    expect(await helloRow.innerText()).toMatch(/hello-packyard\s+hello-packyard_1\.0-1_all\.deb\s+1\.0-1\s+all/);
+    expect(await helloRow.innerText()).toMatch(/hello-packyard\s+hello-packyard_1\.0-1_all\.deb\s+1\.0-1\s+all\s+debian\/bookworm/);
 
     await page.getByLabel('Search packages').fill('BIG');
     await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Packages"] tbody tr').length === 1);
@@ -433,24 +533,28 @@ describe('repository page (1280 px)', () => {
     expect(readFileSync(saved).equals(readFileSync(join(work, 'hello-packyard_1.0-1_all.deb')))).toBe(true);
     await screenshot(page, 'repository-packages');
 
-    // 21 more packages (through the API) make a second page.
+    // 21 more packages (through the API, a few at a time as a CI job would, for one distribution so
+    // that publishing them stays one index's work on a busy machine) make a second page.
     const extra = join(work, 'extra');
     await mkdir(extra, { recursive: true });
-    for (let index = 0; index < 21; index += 1) {
-      await uploadViaApi(debRepo.id, await buildDeb({ name: `filler-${String(index).padStart(2, '0')}`, version: '0.1', arch: 'all' }, extra), 'ubuntu/any-version');
+    const fillers = await Promise.all(Array.from({ length: 21 }, (_, index) => buildDeb({ name: `filler-${String(index).padStart(2, '0')}`, version: '0.1', arch: 'all' }, extra)));
+    for (let start = 0; start < fillers.length; start += 4) {
+      await Promise.all(fillers.slice(start, start + 4).map((file) => uploadViaApi(debRepo.id, file, 'debian/bullseye')));
     }
     await page.reload();
-    await table.waitFor();
-    await visible('23 packages');
-    await visible('Page 1 of 2');
-    expect(await table.locator('tbody tr').count()).toBe(20);
+    // Next at once, as soon as the page can take it: the search box's delay must not turn it back
     const [nextPage] = await Promise.all([page.waitForRequest((request) => request.url().includes('/packages?') && request.url().includes('page=1')), button('Next').click()]);
     expect(new URL(nextPage.url()).searchParams.get('size')).toBe('20');
     await visible('Page 2 of 2');
+    await visible('23 packages');
     await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Packages"] tbody tr').length === 3);
+    await pause(500);
+    await visible('Page 2 of 2');
+    expect(await table.locator('tbody tr').count()).toBe(3);
     expect(await button('Next').isDisabled()).toBe(true);
     await button('Previous').click();
     await visible('Page 1 of 2');
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Packages"] tbody tr').length === 20);
 
     await page.getByLabel('Search packages').fill('filler-00');
     await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Packages"] tbody tr').length === 1);

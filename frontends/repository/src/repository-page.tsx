@@ -1,7 +1,8 @@
 import { ApiError, Badge, EmptyState, ErrorPanel, formatBytes, formatDate, Icon, type Repository, Skeleton, TabPanel, Tabs, useRepository, useWorkspace } from '@packyard/console-kit';
 import { useCallback, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { REPOSITORY_TABS, type RepositoryTab, tabFromPath } from './repository-rules';
+import { BrowseView } from './browse-view';
+import { codenameNote, isBrowsePath, REPOSITORY_TABS, type RepositoryTab, tabFromPath } from './repository-rules';
 import { InstallTab } from './tabs/install-tab';
 import { KeysTab } from './tabs/keys-tab';
 import { OverviewTab } from './tabs/overview-tab';
@@ -54,7 +55,7 @@ function RepositoryHeader({ repository }: { repository: Repository }) {
           <li>Created {formatDate(repository.createdAt)}</li>
           {repository.kind === 'DEB' && (
             <>
-              <li>Codename: {repository.codename || 'Not set'}</li>
+              <li title={codenameNote(repository.codename)}>Codename: {repository.codename || 'Not set'}</li>
               <li>Component: {repository.component || 'Not set'}</li>
             </>
           )}
@@ -96,6 +97,7 @@ export default function RepositoryPage() {
   const workspaceId = params.workspaceId ?? '';
   const repositoryId = params.id ?? '';
   const tab = tabFromPath(params['*']);
+  const browsing = isBrowsePath(params['*']);
   const navigate = useNavigate();
   const workspace = useWorkspace(workspaceId);
   const repository = useRepository(workspaceId, repositoryId);
@@ -116,10 +118,14 @@ export default function RepositoryPage() {
       ) : (
         <>
           <RepositoryHeader repository={repository.data} />
-          <Tabs tabs={REPOSITORY_TABS.map((item) => ({ ...item }))} active={tab} onChange={openTab} label="Repository sections" />
-          <TabPanel id={tab}>
-            <ActiveTab tab={tab} workspaceId={workspaceId} repository={repository.data} knownTokens={knownTokens} rememberToken={rememberToken} />
-          </TabPanel>
+          <Tabs tabs={REPOSITORY_TABS.map((item) => ({ ...item }))} active={browsing ? '' : tab} onChange={openTab} label="Repository sections" />
+          {browsing ? (
+            <BrowseView workspaceId={workspaceId} repository={repository.data} />
+          ) : (
+            <TabPanel id={tab}>
+              <ActiveTab tab={tab} workspaceId={workspaceId} repository={repository.data} knownTokens={knownTokens} rememberToken={rememberToken} />
+            </TabPanel>
+          )}
         </>
       )}
     </div>
@@ -129,7 +135,7 @@ export default function RepositoryPage() {
 function ActiveTab({ tab, ...props }: { tab: RepositoryTab; workspaceId: string; repository: Repository; knownTokens: KnownTokens; rememberToken: (tokenId: string, value: string) => void }) {
   switch (tab) {
     case 'overview':
-      return <OverviewTab repository={props.repository} />;
+      return <OverviewTab workspaceId={props.workspaceId} repository={props.repository} />;
     case 'install':
       return <InstallTab {...props} />;
     case 'packages':

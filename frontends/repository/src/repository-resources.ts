@@ -1,6 +1,6 @@
 import { repositoryKeys, usageKeys, useConsole, workspaceKeys } from '@packyard/console-kit';
 import { keepPreviousData, queryOptions, type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { PACKAGE_PAGE_SIZE } from './repository-rules';
+import { PACKAGE_PAGE_SIZE, type StockedDistribution } from './repository-rules';
 
 // The server resources of the repository page (spec §3, §7): packages, snippets and repo
 // tokens. Components use these hooks and never write a raw query key.
@@ -29,7 +29,20 @@ export interface Snippets {
   publicKeyUrl: string;
   repositoryUrl: string;
   setupCommands: { oneLiner: string; downloadScript: string; makeExecutable: string; runInstaller: string };
+  /** the distributions whose index holds packages, the repository's own codename first */
+  distributions: StockedDistribution[];
+  /** DEB: the choice the texts use (the one asked for, else the server's default) */
+  distro: string;
+  codename: string;
+  component: string;
 }
+
+/** DEB: the distribution and component the instructions are for (absent: the server's default). */
+export type AptChoice = {
+  distro?: string;
+  codename?: string;
+  component?: string;
+};
 
 export interface RepoToken {
   id: string;
@@ -39,6 +52,19 @@ export interface RepoToken {
   createdAt: string;
   lastUsedAt?: string | null;
   usageCount: number;
+}
+
+/** the API's largest page (packages route: size at most 100) */
+const ALL_PACKAGES_PAGE_SIZE = 100;
+
+/** GET /v1/repos/{id}/keys: newest first */
+export interface SigningKey {
+  fingerprint: string;
+  algorithm: string;
+  createdAt: string;
+  expiresAt: string | null;
+  status: 'current' | 'previous' | 'retired';
+  signsUntil: string | null;
 }
 
 export const packageKeys = {
@@ -51,12 +77,17 @@ export const snippetKeys = {
   all: ['snippets'] as const,
   forRepository: (repositoryId: string) => [...snippetKeys.all, repositoryId] as const,
   /** bare (Overview, Keys) or with the Install tab's choices */
-  detail: (repositoryId: string, choice: { codename?: string; component?: string } = {}) => [...snippetKeys.forRepository(repositoryId), choice] as const,
+  detail: (repositoryId: string, choice: AptChoice = {}) => [...snippetKeys.forRepository(repositoryId), choice] as const,
 };
 
 export const repoTokenKeys = {
   all: ['repo-tokens'] as const,
   list: (repositoryId: string) => [...repoTokenKeys.all, repositoryId, 'list'] as const,
+};
+
+export const signingKeyKeys = {
+  all: ['signing-keys'] as const,
+  list: (repositoryId: string) => [...signingKeyKeys.all, repositoryId] as const,
 };
 
 const repositoryPath = (workspaceId: string, repositoryId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/repos/${encodeURIComponent(repositoryId)}`;
@@ -73,6 +104,24 @@ export function usePackages(workspaceId: string, repositoryId: string, filters: 
   );
 }
 
+/** Every package of a repository (the browse view groups them by distribution), in pages of the API's largest size. */
+export function useAllPackages(workspaceId: string, repositoryId: string) {
+  const { api } = useConsole();
+  return useQuery(
+    queryOptions({
+      queryKey: [...packageKeys.inRepository(workspaceId, repositoryId), 'all'] as const,
+      queryFn: async () => {
+        const items: RepositoryPackage[] = [];
+        for (let page = 0; ; page += 1) {
+          const answer = await api.get<PackagePage>(`${repositoryPath(workspaceId, repositoryId)}/packages`, { query: { q: '', page, size: ALL_PACKAGES_PAGE_SIZE } });
+          items.push(...answer.items);
+          if (answer.items.length < ALL_PACKAGES_PAGE_SIZE || items.length >= answer.total) return items;
+        }
+      },
+    }),
+  );
+}
+
 /**
  * After packages change: the package lists (also those not on screen, so the Packages tab
  * is current when opened), the repository header, the workspace's counts and the usage.
@@ -84,6 +133,8 @@ export function refreshAfterPackageChange(queryClient: QueryClient, workspaceId:
     queryClient.invalidateQueries({ queryKey: repositoryKeys.list(workspaceId) }),
     queryClient.invalidateQueries({ queryKey: workspaceKeys.all }),
     queryClient.invalidateQueries({ queryKey: usageKeys.all }),
+    // where the packages are (the distributions the instructions offer)
+    queryClient.invalidateQueries({ queryKey: snippetKeys.forRepository(repositoryId) }),
   ]);
 }
 
@@ -103,7 +154,7 @@ export function useUploadPackage(workspaceId: string, repositoryId: string) {
     api.uploadFile<RepositoryPackage>(`${repositoryPath(workspaceId, repositoryId)}/upload`, file, { fields: { distribution }, onProgress });
 }
 
-export function useSnippets(repositoryId: string, choice?: { codename?: string; component?: string }, enabled = true) {
+export function useSnippets(repositoryId: string, choice?: AptChoice, enabled = true) {
   const { api } = useConsole();
   return useQuery(
     queryOptions({
@@ -146,5 +197,20 @@ export function useRevealRepoToken(repositoryId: string) {
   return useMutation({
     mutationFn: (tokenId: string) => api.get<{ token: string }>(`${repoTokensPath(repositoryId)}/${encodeURIComponent(tokenId)}/reveal`),
     onError: (error) => console.error('Could not reveal the repository token', error),
+  });
+}
+
+export function useSigningKeys(repositoryId: string) {
+  const { api } = useConsole();
+  return useQuery(queryOptions({ queryKey: signingKeyKeys.list(repositoryId), queryFn: () => api.get<SigningKey[]>(`/v1/repos/${encodeURIComponent(repositoryId)}/keys`) }));
+}
+
+/** POST …/keys/roll: the key list and the snippets' key URL content change */
+export function useRollSigningKey(repositoryId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.post<SigningKey>(`/v1/repos/${encodeURIComponent(repositoryId)}/keys/roll`, {}),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: signingKeyKeys.list(repositoryId) }),
   });
 }

@@ -1,4 +1,4 @@
-import { ANY_DISTRO, INSTALL_CODENAMES as SERVER_INSTALL_CODENAMES, INSTALL_COMPONENTS } from '@packyard/formats/distributions';
+import { ANY_DISTRO, distroForCodename, INSTALL_CODENAMES as SERVER_INSTALL_CODENAMES, INSTALL_COMPONENTS, isVisibleIn, uploadDistributions } from '@packyard/formats/distributions';
 import type { Repository, RepositoryKind } from '@packyard/console-kit';
 
 // The repository page's constants, texts and rules (console spec §2, §4, §5, §9), as
@@ -18,6 +18,24 @@ export type RepositoryTab = (typeof REPOSITORY_TABS)[number]['id'];
 export function tabFromPath(rest: string | undefined): RepositoryTab {
   const segment = (rest ?? '').split('/')[0];
   return REPOSITORY_TABS.find((tab) => tab.id === segment)?.id ?? 'overview';
+}
+
+/** The browsable view of what a repository publishes ("View Public Repository"), beside the tabs. */
+export const BROWSE_SEGMENT = 'browse';
+export const isBrowsePath = (rest: string | undefined) => (rest ?? '').split('/')[0] === BROWSE_SEGMENT;
+
+/** Where a client starts reading a distribution: InRelease (apt) or repodata/repomd.xml (dnf). */
+export function distributionEntryPoint(repositoryUrl: string, kind: RepositoryKind, distro: string, version: string): string {
+  const base = repositoryUrl.replace(/\/+$/, '');
+  return kind === 'DEB' ? `${base}/${distro}/dists/${version}/InRelease` : `${base}/${distro}/${version}/repodata/repomd.xml`;
+}
+
+/** The packages an index shows: its own uploads, its distro's any-version ones and any-distro ones (DESIGN §4). */
+export function packagesIn<T extends { distribution?: string }>(packages: readonly T[], distro: string, version: string): T[] {
+  return packages.filter((pkg) => {
+    const [uploadDistro, uploadVersion] = (pkg.distribution ?? '').split('/');
+    return isVisibleIn({ distro: uploadDistro, version: uploadVersion }, { distro, version });
+  });
 }
 
 export const NOT_SET = 'Not set';
@@ -74,7 +92,8 @@ export const DOWNLOAD_NEEDS_TOKEN = 'Create a repository token on the Install ta
 export const DISTRIBUTION_PROMPT = '-- Select Distribution (Required) --';
 
 // The distribution lists and install choices have one home, shared with the server (spec §9).
-export { DEB_UPLOAD_DISTRIBUTIONS, RPM_UPLOAD_DISTRIBUTIONS, uploadDistributions } from '@packyard/formats/distributions';
+export { DEB_UPLOAD_DISTRIBUTIONS, RPM_UPLOAD_DISTRIBUTIONS } from '@packyard/formats/distributions';
+export { uploadDistributions };
 
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const MAX_UPLOAD_LABEL = '100 MB';
@@ -84,6 +103,23 @@ export const DISTRIBUTION_REQUIRED_ERROR = 'Distribution is required for upload'
 export const UPLOAD_FAILED = 'Upload failed';
 
 export const packageExtension = (kind: RepositoryKind) => (kind === 'DEB' ? '.deb' : '.rpm');
+
+/**
+ * The upload a CI job runs: an account access token with the publish scope (Access Tokens
+ * page) in PACKYARD_TOKEN, the distribution field before the file (the server reads the
+ * form in order and needs it first), and ?wait=published so the job ends once apt and dnf
+ * can see the package.
+ */
+export function ciUploadCommand(origin: string, workspaceId: string, repository: Pick<Repository, 'id' | 'kind'>, distribution: string): string {
+  const file = repository.kind === 'DEB' ? './my-package_1.0_amd64.deb' : './my-package-1.0-1.x86_64.rpm';
+  const url = `${origin.replace(/\/+$/, '')}/api/v1/workspaces/${encodeURIComponent(workspaceId)}/repos/${encodeURIComponent(repository.id)}/upload?wait=published`;
+  return [
+    'curl -fsS -H "Authorization: Bearer $PACKYARD_TOKEN" \\',
+    `  -F distribution=${distribution || uploadDistributions(repository.kind)[0]} \\`,
+    `  -F file=@${file} \\`,
+    `  ${shellQuote(url)}`,
+  ].join('\n');
+}
 
 /** Spec §5: the extension of the repository's kind (any case), at most 100 MB. */
 export function validateUploadFile(file: { name: string; size: number }, kind: RepositoryKind): string | undefined {
@@ -150,6 +186,18 @@ export function debKeyCommand(repositoryUrl: string, repositoryName: string): st
 
 export const rpmKeyCommand = (publicKeyUrl: string) => `sudo rpm --import ${shellQuote(publicKeyUrl)}`;
 
+/** keys ending within this many days are flagged (the server rolls them before they end) */
+export const KEY_NEAR_EXPIRY_DAYS = 60;
+
+export function keyNearExpiry(key: { expiresAt: string | null; status: string }, now = Date.now()): boolean {
+  return key.status === 'current' && key.expiresAt !== null && Date.parse(key.expiresAt) - now < KEY_NEAR_EXPIRY_DAYS * 86_400_000;
+}
+
+export const KEY_STATUS_LABELS = { current: 'Current', previous: 'Previous (still signs)', retired: 'Retired' } as const;
+
+export const KEY_ROLL_CONFIRMATION =
+  'Roll the signing key? A new key signs beside the current one for the overlap period, then alone. APT machines must fetch the keyring again before the overlap ends.';
+
 export const SECURITY_NOTES = [
   'All packages in this repository are signed with its GPG key.',
   'The public key is served over HTTPS.',
@@ -159,13 +207,44 @@ export const SECURITY_NOTES = [
 
 // --- Install ----------------------------------------------------------------------------
 
-export const INSTALL_CODENAMES = SERVER_INSTALL_CODENAMES.map(({ codename, label }) => ({ value: codename, label: `${codename} (${label})` }));
+/** A distribution the install instructions can be for: `value` is `distro/codename`. */
+export interface DistributionChoice {
+  value: string;
+  distro: string;
+  codename: string;
+  label: string;
+}
 
-export { INSTALL_COMPONENTS };
+export interface StockedDistribution {
+  distro: string;
+  version: string;
+  packageCount: number;
+}
 
-/** The repository's own codename when it is one of the choices, else noble (§9). */
-export function defaultInstallCodename(repository: Pick<Repository, 'codename'>): string {
-  return INSTALL_CODENAMES.some((choice) => choice.value === repository.codename) ? repository.codename! : 'noble';
+const releaseName = (distro: string, codename: string) =>
+  SERVER_INSTALL_CODENAMES.find((choice) => choice.distro === distro && choice.codename === codename)?.label ?? distro;
+
+/**
+ * The distributions the Overview and Install tab offer: those whose index holds packages,
+ * in the server's order (the repository's own codename first), each with its count; before
+ * the first upload the spec's codenames (§9: noble, jammy, focal, bookworm, bullseye).
+ */
+export function distributionChoices(stocked: readonly StockedDistribution[] | undefined): DistributionChoice[] {
+  if (stocked && stocked.length > 0) {
+    return stocked.map(({ distro, version, packageCount }) => ({
+      value: `${distro}/${version}`,
+      distro,
+      codename: version,
+      label: `${version} (${releaseName(distro, version)}) · ${packageCount} ${packageCount === 1 ? 'package' : 'packages'}`,
+    }));
+  }
+  return SERVER_INSTALL_CODENAMES.map(({ codename, distro, label }) => ({ value: `${distro}/${codename}`, distro, codename, label: `${codename} (${label})` }));
+}
+
+/** What the Overview says about a codename that no distribution has (the default, `stable`). */
+export function codenameNote(codename: string | null | undefined): string | undefined {
+  if (!codename?.trim() || distroForCodename(codename)) return undefined;
+  return `"${codename}" is this repository's own suite name, not a distribution: a package goes to the distribution chosen at upload. Packages uploaded for a distro's any-version (or any-distro) are also published as "${codename}" under each distro.`;
 }
 
 /** The component choices with the repository's own value first (it is the default). */
@@ -188,11 +267,12 @@ export const TOKEN_PLACEHOLDER = 'YOUR_TOKEN';
 
 export const withToken = (command: string, token: string) => command.replaceAll(TOKEN_PLACEHOLDER, token);
 
-/** The Download button's target: the install script itself, as the one-liner fetches it. */
-export function installScriptPath(repository: Pick<Repository, 'id' | 'kind'>, choice?: { codename: string; component: string }): string {
-  const kind = repository.kind === 'DEB' ? 'deb' : 'rpm';
-  const query = new URLSearchParams({ repo: repository.id, ...(choice && kind === 'deb' ? choice : {}) });
-  return `/api/install-${kind}.sh?${query}`;
+/** The Download button's target: the install script the commands fetch, as a path on this origin. */
+export function installScriptPath(downloadScript: string): string | undefined {
+  const quoted = /'(https?:\/\/[^']+)'/.exec(downloadScript)?.[1];
+  if (!quoted) return undefined;
+  const url = new URL(quoted);
+  return `${url.pathname}${url.search}`;
 }
 
 /** The example that follows the installation: refresh the lists, then install a package. */

@@ -2,8 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   canCreateRepoToken,
   canStartUpload,
+  ciUploadCommand,
   debKeyCommand,
-  defaultInstallCodename,
+  distributionEntryPoint,
+  isBrowsePath,
+  packagesIn,
+  codenameNote,
+  distributionChoices,
+  keyNearExpiry,
   installComponents,
   installScriptPath,
   maskToken,
@@ -82,6 +88,36 @@ describe('upload', () => {
   });
 });
 
+describe('uploads from CI', () => {
+  it('puts the distribution before the file and waits for publication', () => {
+    expect(ciUploadCommand('https://pkgs.example.com/', 'w 1', { id: 'r1', kind: 'DEB' }, 'debian/bookworm')).toBe(
+      [
+        'curl -fsS -H "Authorization: Bearer $PACKYARD_TOKEN" \\',
+        '  -F distribution=debian/bookworm \\',
+        '  -F file=@./my-package_1.0_amd64.deb \\',
+        "  'https://pkgs.example.com/api/v1/workspaces/w%201/repos/r1/upload?wait=published'",
+      ].join('\n'),
+    );
+    expect(ciUploadCommand('http://h', 'w', { id: 'r2', kind: 'RPM' }, '')).toContain('-F distribution=el/9 \\\n  -F file=@./my-package-1.0-1.x86_64.rpm');
+  });
+});
+
+describe('browse view', () => {
+  it('shows in an index what apt or dnf sees there, and where they start reading', () => {
+    const packages = [
+      { name: 'own', distribution: 'debian/bookworm' },
+      { name: 'distro-wide', distribution: 'debian/any-version' },
+      { name: 'everywhere', distribution: 'any-distro/any-version' },
+      { name: 'elsewhere', distribution: 'ubuntu/noble' },
+    ];
+    expect(packagesIn(packages, 'debian', 'bookworm').map((pkg) => pkg.name)).toEqual(['own', 'distro-wide', 'everywhere']);
+    expect(packagesIn(packages, 'ubuntu', 'jammy').map((pkg) => pkg.name)).toEqual(['everywhere']);
+    expect(distributionEntryPoint('http://h/deb/ws/tools/', 'DEB', 'debian', 'bookworm')).toBe('http://h/deb/ws/tools/debian/dists/bookworm/InRelease');
+    expect(distributionEntryPoint('http://h/rpm/ws/rpms', 'RPM', 'el', '9')).toBe('http://h/rpm/ws/rpms/el/9/repodata/repomd.xml');
+    expect([isBrowsePath('browse'), isBrowsePath('packages'), isBrowsePath(undefined)]).toEqual([true, false, false]);
+  });
+});
+
 describe('keys', () => {
   it('names the keyring after the repository as delivery does', () => {
     expect(repositoryFileStem('Acme Tools_v2')).toBe('acme-tools-v2');
@@ -95,8 +131,6 @@ describe('keys', () => {
 
 describe('install', () => {
   it('defaults codename and component to the repository values when offered', () => {
-    expect(defaultInstallCodename({ codename: 'jammy' })).toBe('jammy');
-    expect(defaultInstallCodename({ codename: 'stable' })).toBe('noble');
     expect(installComponents({ component: 'contrib' })).toEqual(['contrib', 'main', 'non-free']);
     expect(installComponents({ component: 'extras' })).toEqual(['extras', 'main', 'contrib', 'non-free']);
     expect(installComponents({ component: '' })).toEqual(['main', 'contrib', 'non-free']);
@@ -106,7 +140,43 @@ describe('install', () => {
     expect(canCreateRepoToken('   ')).toBe(false);
     expect(canCreateRepoToken(' ci ')).toBe(true);
     expect(withToken("curl -fsSL 'u' | sudo bash -s -- YOUR_TOKEN", 'T1')).toBe("curl -fsSL 'u' | sudo bash -s -- T1");
-    expect(installScriptPath({ id: 'r1', kind: 'DEB' }, { codename: 'bookworm', component: 'main' })).toBe('/api/install-deb.sh?repo=r1&codename=bookworm&component=main');
-    expect(installScriptPath({ id: 'r2', kind: 'RPM' })).toBe('/api/install-rpm.sh?repo=r2');
+    expect(installScriptPath("curl -fsSL -o install-deb.sh 'http://h:8080/api/install-deb.sh?repo=r1&codename=bookworm&component=main'")).toBe('/api/install-deb.sh?repo=r1&codename=bookworm&component=main');
+    expect(installScriptPath("curl -fsSL -o install-rpm.sh 'https://h/api/install-rpm.sh?repo=r2'")).toBe('/api/install-rpm.sh?repo=r2');
+  });
+  it('offers the distributions that hold packages, else the spec codenames', () => {
+    expect(distributionChoices([]).map((choice) => [choice.value, choice.label])).toEqual([
+      ['ubuntu/noble', 'noble (Ubuntu 24.04)'],
+      ['ubuntu/jammy', 'jammy (Ubuntu 22.04)'],
+      ['ubuntu/focal', 'focal (Ubuntu 20.04)'],
+      ['debian/bookworm', 'bookworm (Debian 12)'],
+      ['debian/bullseye', 'bullseye (Debian 11)'],
+    ]);
+    const stocked = distributionChoices([
+      { distro: 'debian', version: 'stable', packageCount: 1 },
+      { distro: 'debian', version: 'bookworm', packageCount: 3 },
+      { distro: 'kali', version: 'kali-rolling', packageCount: 1 },
+    ]);
+    expect(stocked.map((choice) => [choice.value, choice.label])).toEqual([
+      ['debian/stable', 'stable (debian) · 1 package'],
+      ['debian/bookworm', 'bookworm (Debian 12) · 3 packages'],
+      ['kali/kali-rolling', 'kali-rolling (kali) · 1 package'],
+    ]);
+  });
+  it('explains a codename no distribution has', () => {
+    expect(codenameNote('bookworm')).toBeUndefined();
+    expect(codenameNote('')).toBeUndefined();
+    expect(codenameNote('stable')).toMatch(/^"stable" is this repository's own suite name, not a distribution/);
+  });
+});
+
+describe('keyNearExpiry', () => {
+  const now = Date.parse('2026-06-01T00:00:00.000Z');
+  const inDays = (days: number) => new Date(now + days * 86_400_000).toISOString();
+
+  it('flags a current key ending within 60 days, never a key without expiry or one that no longer signs alone', () => {
+    expect(keyNearExpiry({ status: 'current', expiresAt: inDays(59) }, now)).toBe(true);
+    expect(keyNearExpiry({ status: 'current', expiresAt: inDays(61) }, now)).toBe(false);
+    expect(keyNearExpiry({ status: 'current', expiresAt: null }, now)).toBe(false);
+    expect(keyNearExpiry({ status: 'retired', expiresAt: inDays(1) }, now)).toBe(false);
   });
 });

@@ -28,3 +28,29 @@ export function withProfileDefaults(profile: Partial<UserProfile> | undefined): 
   const defined = Object.fromEntries(Object.entries(profile ?? {}).filter(([, value]) => value !== undefined && value !== null));
   return { email: '', ...PROFILE_DEFAULTS, ...defined } as UserProfile;
 }
+
+const BROWSERS: [RegExp, string][] = [
+  [/Edg\//, 'Edge'],
+  [/OPR\//, 'Opera'],
+  [/Firefox\//, 'Firefox'],
+  [/Chrom(e|ium)\//, 'Chrome'],
+  [/Safari\//, 'Safari'],
+  [/^curl\//, 'curl'],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/iPhone|iPad/, 'iOS'],
+  [/Android/, 'Android'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux|X11/, 'Linux'],
+];
+
+/** "Firefox on Linux" from a user agent, for the session list; the raw text when it is not a browser we know. */
+export function describeDevice(userAgent: string): string {
+  if (!userAgent) return 'Unknown device';
+  const browser = BROWSERS.find(([pattern]) => pattern.test(userAgent))?.[1];
+  const system = SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1];
+  if (browser && system) return `${browser} on ${system}`;
+  return browser ?? userAgent;
+}

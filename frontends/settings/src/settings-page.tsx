@@ -5,6 +5,7 @@ import {
   Card,
   Checkbox,
   CopyButton,
+  Dialog,
   EmptyState,
   ErrorPanel,
   errorMessage,
@@ -12,18 +13,25 @@ import {
   formatDate,
   IconButton,
   PageHeader,
+  ScopeCheckboxes,
+  SecretShownOnceDialog,
   Select,
   Skeleton,
   TabPanel,
   Tabs,
+  type Theme,
+  type TokenScope,
   type UserProfile,
+  useCreateUserToken,
+  useDeleteAccount,
   useDeleteUserToken,
+  useExportData,
   useProfile,
   useUpdateProfile,
-  useUserSecurity,
   useUserTokens,
 } from '@packyard/console-kit';
 import { type FormEvent, type ReactNode, useState } from 'react';
+import { SecurityTab } from './security-tab';
 import { THEMES, TIMEZONES, withProfileDefaults } from './settings-options';
 
 const TABS = [
@@ -52,20 +60,28 @@ function WithProfile({ children }: { children: (profile: UserProfile) => ReactNo
 
 function ProfileTab({ profile }: { profile: UserProfile }) {
   const update = useUpdateProfile();
+  const saveTheme = useUpdateProfile();
   const [form, setForm] = useState(profile);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const { email: _readOnly, ...settings } = form;
-    update.mutate(settings, { onSuccess: () => applyTheme(settings.theme) });
+    update.mutate(settings);
   };
+  // the theme is seen at once and kept in the profile at once, so every device signed in follows it
+  const chooseTheme = (theme: Theme) => {
+    setForm({ ...form, theme });
+    applyTheme(theme);
+    saveTheme.mutate({ theme });
+  };
+  const failure = update.error ?? saveTheme.error;
   return (
     <Card>
       <h2 className="pk-card__title">Profile</h2>
       <p className="pk-card__subtitle">How you appear and how the console looks for you.</p>
       <form className="pk-form" onSubmit={submit}>
-        {update.isError && (
+        {failure && (
           <div className="pk-alert" role="alert">
-            {errorMessage(update.error, 'Could not save your profile')}
+            {errorMessage(failure, 'Could not save your profile')}
           </div>
         )}
         <Field label="Email" type="email" value={form.email} readOnly hint="Email cannot be changed. Contact support if needed." />
@@ -77,7 +93,8 @@ function ProfileTab({ profile }: { profile: UserProfile }) {
             name="theme"
             options={THEMES.map((theme) => ({ value: theme, label: theme }))}
             value={form.theme}
-            onChange={(event) => setForm({ ...form, theme: event.target.value as UserProfile['theme'] })}
+            hint="Applied and saved as soon as you choose it."
+            onChange={(event) => chooseTheme(event.target.value as Theme)}
           />
         </div>
         <div className="pk-row">
@@ -123,49 +140,57 @@ function NotificationsTab({ profile }: { profile: UserProfile }) {
   );
 }
 
-/** Spec §2: these buttons are shown, but what they do is not specified. */
-function SecurityTab() {
-  const security = useUserSecurity();
-  if (security.isPending) return <Skeleton height={160} />;
-  if (security.isError) return <ErrorPanel title="Could not load security settings" message={security.error.message} onRetry={() => void security.refetch()} />;
-  const enabled = security.data.twoFactorEnabled;
+function CreateKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (token: string) => void }) {
+  const create = useCreateUserToken();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<TokenScope[]>(['read']);
+  const close = () => {
+    setName('');
+    setScopes(['read']);
+    create.reset();
+    onClose();
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (name.trim() === '' || scopes.length === 0) return;
+    create.mutate(
+      { name: name.trim(), scopes },
+      {
+        onSuccess: (created) => {
+          close();
+          onCreated(created.token);
+        },
+      },
+    );
+  };
   return (
-    <div className="pk-stack">
-      <Card>
-        <div className="pk-spread" style={{ flexWrap: 'wrap' }}>
-          <div>
-            <h2 className="pk-card__title">Two-factor authentication</h2>
-            <p className="pk-card__subtitle" style={{ marginBottom: 0 }}>
-              Status: <Badge tone={enabled ? 'green' : 'neutral'}>{enabled ? 'Enabled' : 'Disabled'}</Badge>
-            </p>
+    <Dialog open={open} onClose={close} title="Create API Key" description="An API key acts as you on the API (Authorization: Bearer) and, with read, for apt and dnf, within its scopes.">
+      <form className="pk-form" onSubmit={submit}>
+        {create.isError && (
+          <div className="pk-alert" role="alert">
+            {errorMessage(create.error, 'Could not create the API key')}
           </div>
-          <Button>{enabled ? 'Disable' : 'Enable'}</Button>
+        )}
+        <Field label="Key Name" name="name" placeholder="e.g. laptop" required value={name} onChange={(event) => setName(event.target.value)} />
+        <ScopeCheckboxes scopes={scopes} onChange={setScopes} />
+        <div className="pk-dialog__footer">
+          <Button onClick={close}>Cancel</Button>
+          <Button type="submit" variant="primary" disabled={name.trim() === '' || scopes.length === 0 || create.isPending}>
+            {create.isPending ? 'Creating...' : 'Create Key'}
+          </Button>
         </div>
-      </Card>
-      <Card>
-        <div className="pk-spread" style={{ flexWrap: 'wrap' }}>
-          <div>
-            <h2 className="pk-card__title">Password</h2>
-            <p className="pk-card__subtitle" style={{ marginBottom: 0 }}>
-              Last changed: {security.data.lastPasswordChange ? formatDate(security.data.lastPasswordChange) : 'Never'}
-            </p>
-          </div>
-          <div className="pk-row">
-            <Button>Change Password</Button>
-            <Button>View Sessions</Button>
-          </div>
-        </div>
-      </Card>
-    </div>
+      </form>
+    </Dialog>
   );
 }
 
 function ApiKeysTab() {
   const tokens = useUserTokens();
   const deleteToken = useDeleteUserToken();
-  // Spec §2: the create buttons exist but their behaviour is not specified.
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<string>();
   const createButton = (label: string) => (
-    <Button variant="primary" icon="plus">
+    <Button variant="primary" icon="plus" onClick={() => setCreating(true)}>
       {label}
     </Button>
   );
@@ -203,19 +228,73 @@ function ApiKeysTab() {
                 </div>
               </div>
               <div className="pk-row" style={{ flexWrap: 'nowrap' }}>
-                <CopyButton text={token.id} />
+                <CopyButton text={token.id} label="Copy key id" />
                 <IconButton label="Delete" icon="trash" variant="danger" onClick={() => deleteToken.mutate(token.id)} />
               </div>
             </li>
           ))}
         </ul>
       )}
+      <CreateKeyDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(token) => {
+          setCreating(false);
+          setCreated(token);
+        }}
+      />
+      <SecretShownOnceDialog title="API Key Created" secret={created} onDone={() => setCreated(undefined)} />
     </Card>
   );
 }
 
-/** Spec §2: shown, with behaviour not specified. */
+function DeleteAccountDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const deleteAccount = useDeleteAccount();
+  const [confirmation, setConfirmation] = useState('');
+  const close = () => {
+    setConfirmation('');
+    deleteAccount.reset();
+    onClose();
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (confirmation) deleteAccount.mutate(confirmation);
+  };
+  return (
+    <Dialog open={open} onClose={close} title="Delete Account">
+      <form className="pk-form" onSubmit={submit}>
+        <div className="pk-alert" role="note">
+          This permanently deletes your account, all of your workspaces with their repositories and packages, and every token and API key. Servers using
+          them can no longer install from your repositories. This cannot be undone.
+        </div>
+        {deleteAccount.isError && (
+          <div className="pk-alert" role="alert">
+            {errorMessage(deleteAccount.error, 'Could not delete your account')}
+          </div>
+        )}
+        <Field
+          label="Password"
+          type="password"
+          name="confirmation"
+          autoComplete="current-password"
+          hint="If you sign in with Google only, type your email address instead."
+          value={confirmation}
+          onChange={(event) => setConfirmation(event.target.value)}
+        />
+        <div className="pk-dialog__footer">
+          <Button onClick={close}>Cancel</Button>
+          <Button type="submit" variant="danger" disabled={!confirmation || deleteAccount.isPending}>
+            {deleteAccount.isPending ? 'Deleting...' : 'Delete my account'}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
 function DangerZoneTab() {
+  const exportData = useExportData();
+  const [deleting, setDeleting] = useState(false);
   return (
     <Card className="pk-danger-zone">
       <h2 className="pk-card__title" style={{ color: 'var(--pk-danger)' }}>
@@ -226,10 +305,17 @@ function DangerZoneTab() {
           <div>
             <strong>Export Data</strong>
             <p className="pk-muted" style={{ margin: 0 }}>
-              Download a copy of your workspaces, repositories and settings.
+              Download a JSON file of your profile, workspaces, repositories and the metadata of their packages.
             </p>
+            {exportData.isError && (
+              <div className="pk-alert" role="alert">
+                {errorMessage(exportData.error, 'Could not export your data')}
+              </div>
+            )}
           </div>
-          <Button icon="download">Export Data</Button>
+          <Button icon="download" disabled={exportData.isPending} onClick={() => exportData.mutate()}>
+            {exportData.isPending ? 'Exporting...' : 'Export Data'}
+          </Button>
         </li>
         <li className="pk-spread" style={{ flexWrap: 'wrap' }}>
           <div>
@@ -238,11 +324,12 @@ function DangerZoneTab() {
               Permanently remove your account and everything in it.
             </p>
           </div>
-          <Button variant="danger" icon="trash">
+          <Button variant="danger" icon="trash" onClick={() => setDeleting(true)}>
             Delete Account
           </Button>
         </li>
       </ul>
+      <DeleteAccountDialog open={deleting} onClose={() => setDeleting(false)} />
     </Card>
   );
 }

@@ -1,8 +1,10 @@
-import { FullPageSpinner, Icon, isIconName, useConsole, useSessionState } from '@packyard/console-kit';
+import { FullPageSpinner, Icon, isIconName, useConsole, useProfileTheme, useSessionState } from '@packyard/console-kit';
 import { useEffect, useState } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { isNavigationItemActive } from './navigation-rules';
 import './shell.css';
+
+const API_REFERENCE_PATH = '/api/docs';
 
 function Sidebar({ open, onNavigate }: { open: boolean; onNavigate: () => void }) {
   const { navigation, session } = useConsole();
@@ -38,6 +40,11 @@ function Sidebar({ open, onNavigate }: { open: boolean; onNavigate: () => void }
         })}
       </nav>
       <div className="pk-sidebar__footer">
+        {/* the API the console itself calls, for scripts and CI (served by the gateway) */}
+        <a className="pk-nav__link" href={API_REFERENCE_PATH} target="_blank" rel="noopener noreferrer">
+          <Icon name="external" />
+          API reference
+        </a>
         <div className="pk-user">
           <span className="pk-user__avatar" aria-hidden="true">
             <Icon name="user" size={16} />
@@ -58,6 +65,7 @@ export function ShellLayout() {
   const { status } = useSessionState();
   const location = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
+  useProfileTheme();
   useEffect(() => setMenuOpen(false), [location.pathname]);
   useEffect(() => {
     if (!menuOpen) return;

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { accountPasswordProblem } from './account-rules';
 import { isNavigationItemActive } from './navigation-rules';
 import { googleSignInUrl, parseCallbackFragment, returnPathFrom, safeReturnPath } from './sign-in-return';
 
@@ -12,15 +11,6 @@ describe('sidebar active entry', () => {
     expect(isNavigationItemActive(workspaces, '/workspaces')).toBe(true);
     expect(isNavigationItemActive(workspaces, '/workspaces/w1/repos/r1/packages')).toBe(true);
     expect(isNavigationItemActive(workspaces, '/workspacesque')).toBe(false);
-  });
-});
-
-describe('create-account checks', () => {
-  it('reports a mismatch first, then a short password', () => {
-    expect(accountPasswordProblem('abcdef', 'abcdeg')).toBe('Passwords do not match');
-    expect(accountPasswordProblem('abc', 'abd')).toBe('Passwords do not match');
-    expect(accountPasswordProblem('abc', 'abc')).toBe('Password must be at least 6 characters long');
-    expect(accountPasswordProblem('abcdef', 'abcdef')).toBeUndefined();
   });
 });
 

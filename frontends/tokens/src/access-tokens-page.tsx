@@ -3,9 +3,6 @@ import {
   Badge,
   Button,
   Card,
-  Checkbox,
-  CodeBlock,
-  CopyButton,
   Dialog,
   EmptyState,
   ErrorPanel,
@@ -14,8 +11,9 @@ import {
   formatDate,
   IconButton,
   PageHeader,
+  ScopeCheckboxes,
+  SecretShownOnceDialog,
   Select,
-  TOKEN_SCOPES,
   type TokenScope,
   useAccessTokens,
   useAllRepositories,
@@ -24,12 +22,6 @@ import {
 } from '@packyard/console-kit';
 import { type FormEvent, useState } from 'react';
 import { canCreateToken, DEFAULT_SCOPES, SCOPE_TONES, tokenDeleteConfirmation } from './token-rules';
-
-const SCOPE_DESCRIPTIONS: Record<TokenScope, string> = {
-  read: 'List repositories and download packages',
-  publish: 'Upload and delete packages',
-  admin: 'Manage repositories and tokens',
-};
 
 function CreateTokenDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (token: string) => void }) {
   const createToken = useCreateAccessToken();
@@ -47,8 +39,6 @@ function CreateTokenDialog({ open, onClose, onCreated }: { open: boolean; onClos
     reset();
     onClose();
   };
-  const toggleScope = (scope: TokenScope, checked: boolean) =>
-    setScopes((current) => (checked ? TOKEN_SCOPES.filter((s) => s === scope || current.includes(s)) : current.filter((s) => s !== scope)));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!canCreateToken(name, scopes)) return;
@@ -72,14 +62,7 @@ function CreateTokenDialog({ open, onClose, onCreated }: { open: boolean; onClos
           </div>
         )}
         <Field label="Token Name" name="name" placeholder="e.g. ci-deployment" required value={name} onChange={(event) => setName(event.target.value)} />
-        <fieldset className="pk-form" style={{ border: 'none', margin: 0, padding: 0, gap: 10 }}>
-          <legend className="pk-field__label" style={{ marginBottom: 8 }}>
-            Scopes
-          </legend>
-          {TOKEN_SCOPES.map((scope) => (
-            <Checkbox key={scope} label={scope} description={SCOPE_DESCRIPTIONS[scope]} checked={scopes.includes(scope)} onChange={(event) => toggleScope(scope, event.target.checked)} />
-          ))}
-        </fieldset>
+        <ScopeCheckboxes scopes={scopes} onChange={setScopes} />
         <Select label="Repository (optional)" name="repositoryId" options={repositoryOptions} value={repositoryId} onChange={(event) => setRepositoryId(event.target.value)} />
         <div className="pk-dialog__footer">
           <Button onClick={close}>Cancel</Button>
@@ -88,29 +71,6 @@ function CreateTokenDialog({ open, onClose, onCreated }: { open: boolean; onClos
           </Button>
         </div>
       </form>
-    </Dialog>
-  );
-}
-
-function TokenCreatedDialog({ token, onDone }: { token: string | undefined; onDone: () => void }) {
-  return (
-    <Dialog
-      open={token !== undefined}
-      onClose={onDone}
-      title="Token Created Successfully"
-      footer={
-        <>
-          <CopyButton text={token ?? ''} withText />
-          <Button variant="primary" onClick={onDone}>
-            Done
-          </Button>
-        </>
-      }
-    >
-      <div className="pk-notice" role="note">
-        Make sure to copy your token now. You won't be able to see it again!
-      </div>
-      <CodeBlock code={token ?? ''} wrap />
     </Dialog>
   );
 }
@@ -189,7 +149,7 @@ export default function AccessTokensPage() {
           setCreatedToken(token);
         }}
       />
-      <TokenCreatedDialog token={createdToken} onDone={() => setCreatedToken(undefined)} />
+      <SecretShownOnceDialog title="Token Created Successfully" secret={createdToken} onDone={() => setCreatedToken(undefined)} />
     </div>
   );
 }

@@ -60,7 +60,13 @@ function NewRepositoryDialog({ workspaceId, open, onClose }: { workspaceId: stri
         />
         {form.kind === 'DEB' && (
           <div className="pk-form-row">
-            <Field label="Codename" name="codename" value={form.codename} onChange={(event) => setForm({ ...form, codename: event.target.value })} />
+            <Field
+              label="Codename"
+              name="codename"
+              value={form.codename}
+              onChange={(event) => setForm({ ...form, codename: event.target.value })}
+              hint="The install instructions use it when a distribution has this codename (bookworm, noble…); each upload chooses its own distribution."
+            />
             <Field label="Component" name="component" value={form.component} onChange={(event) => setForm({ ...form, component: event.target.value })} />
           </div>
         )}

@@ -1,7 +1,8 @@
-import { busModule, defineModule, type EventSourcing, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { busModule, defineModule, type EventSourcing, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, serviceCaller, startEventSourcing } from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
+import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { artifactHandlers } from './grpc/artifact.handlers';
 import { packagesProjection } from './projections/packages.projection';
 import { packageDownloadedReaction } from './reactions/package-downloaded.reaction';
@@ -12,7 +13,7 @@ const projections = [packagesProjection];
 
 export const artifactModule = defineModule({
   name: 'artifact',
-  description: 'package uploads: checks, parses and stores .deb and .rpm files content-addressed',
+  description: 'package uploads: checks, parses and stores .deb and .rpm files content-addressed; has each .rpm signed with its repository key',
   deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule, blobStoreModule],
   projections,
   init: async (ctx) => {
@@ -36,8 +37,16 @@ export const artifactModule = defineModule({
     started = es;
     ctx.use(httpServerModule).addReadinessCheck('artifact', es.ready);
     const repositories = ctx.use(grpcClientsModule).client(RepositoryServiceDefinition, 'repository');
+    const signing = ctx.use(grpcClientsModule).client(SigningServiceDefinition, 'signing');
     const digesters = new WorkerDigesters();
-    ctx.use(grpcServerModule).server.add(ArtifactServiceDefinition, artifactHandlers(es, blobs, repositories, { maxBytes: ctx.config.maxUploadBytes, digester: digesters.digester }));
+    ctx.use(grpcServerModule).server.add(
+      ArtifactServiceDefinition,
+      artifactHandlers(es, blobs, repositories, {
+        maxBytes: ctx.config.maxUploadBytes,
+        digester: digesters.digester,
+        signRpmHeader: async (repositoryId, header) => (await signing.signRpmHeader({ repositoryId, header }, { caller: serviceCaller('artifact') })).signature,
+      }),
+    );
     return {
       value: undefined,
       stop: async () => {

@@ -19,6 +19,7 @@ import {
   type DebianRoot,
   type RpmRoot,
   type RunningPackyard,
+  waitFor,
 } from '@packyard/testing';
 
 // The whole program and the real clients: apt 2.6 in a debootstrapped bookworm root,
@@ -34,17 +35,9 @@ interface Snippets {
   publicKeyUrl: string;
   repositoryUrl: string;
   setupCommands: { oneLiner: string; downloadScript: string; makeExecutable: string; runInstaller: string };
+  distributions: { distro: string; version: string; packageCount: number }[];
 }
 
-const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-};
 
 describe('apt, dnf and zypper install from Packyard', () => {
   let packyard: RunningPackyard;
@@ -80,8 +73,16 @@ describe('apt, dnf and zypper install from Packyard', () => {
     return JSON.parse(text) as { id: string };
   };
 
-  const createRepository = (name: string, kind: 'DEB' | 'RPM', codename = 'bookworm', component = 'main') =>
-    api<{ id: string; name: string }>('POST', `/workspaces/${workspace.id}/repos`, { name, kind, codename, component });
+  const createRepository = async (name: string, kind: 'DEB' | 'RPM', codename = 'bookworm', component = 'main') => {
+    const repository = await api<{ id: string; name: string }>('POST', `/workspaces/${workspace.id}/repos`, { name, kind, codename, component });
+    // an .rpm upload is signed with the repository key, which takes its 3-7 s of RSA-4096
+    // generation (far more on a loaded machine) right after creation: wait until it is served
+    if (kind === 'RPM') {
+      const { publicKeyUrl } = await snippets(repository.id);
+      await waitFor('the repository key', async () => ((await fetch(publicKeyUrl)).status === 200 ? true : undefined), { timeoutMs: 60_000 });
+    }
+    return repository;
+  };
   const createToken = (repositoryId: string, name: string) => api<{ id: string; token: string }>('POST', `/repos/${repositoryId}/tokens`, { name });
   const snippets = (repositoryId: string, query: Record<string, string> = {}) =>
     api<Snippets>('GET', `/repos/${repositoryId}/snippets?${new URLSearchParams(query)}`);
@@ -203,7 +204,54 @@ describe('apt, dnf and zypper install from Packyard', () => {
     expect(failures).toEqual([]);
   }, 300_000);
 
-  it('dnf installs an uploaded noarch rpm for el/9 with repo_gpgcheck=1; zypper refreshes and verifies repomd.xml', async () => {
+  it('the installer on Debian bookworm goes where the packages are: the machine’s own when the choice has none, else it names the ones that exist', async () => {
+    const here = await createRepository('stocked-here', 'DEB', 'stable');
+    const elsewhere = await createRepository('stocked-elsewhere', 'DEB', 'stable');
+    const { token: hereToken } = await createToken(here.id, 'e2e-here');
+    const { token: elsewhereToken } = await createToken(elsewhere.id, 'e2e-elsewhere');
+    await upload(here.id, await buildDeb({ name: 'packyard-here', version: '1.0.0', arch: 'all' }, packagesDir), 'debian/bookworm');
+    await upload(elsewhere.id, await buildDeb({ name: 'packyard-elsewhere', version: '1.0.0', arch: 'all' }, packagesDir), 'ubuntu/noble');
+
+    // the console's default is where the packages are, not noble or the codename "stable"
+    const stocked = await waitFor('the edge to know where the packages are', async () => {
+      const found = await snippets(here.id);
+      return found.distributions.length > 0 ? found : undefined;
+    });
+    expect(stocked.distributions).toEqual([{ distro: 'debian', version: 'bookworm', packageCount: 1 }]);
+    expect(stocked.apt).toContain(`${stocked.repositoryUrl}/debian bookworm main`);
+
+    // noble chosen, nothing there: this bookworm machine gets its own distribution, which has the package
+    const root = await debianRoot();
+    const noble = await snippets(here.id, { codename: 'noble', component: 'main' });
+    const fellBack = await runInRoot(root, noble.setupCommands.oneLiner.replace('YOUR_TOKEN', hereToken));
+    expect(fellBack.code).toBe(0);
+    expect(fellBack.stderr).toContain("has no packages for ubuntu/noble; using this machine's debian/bookworm");
+    expect(await readFile(join(root.path, 'etc/apt/sources.list.d/stocked-here.list'), 'utf8')).toContain(`${stocked.repositoryUrl}/debian bookworm main`);
+    expect((await aptGet(root, ['install', '-y', 'packyard-here'])).code).toBe(0);
+
+    // bookworm chosen, packages only for ubuntu/noble: a message that names them, nothing written
+    await waitFor('the edge to know where the packages are', async () => ((await snippets(elsewhere.id)).distributions.length > 0 ? true : undefined));
+    const bookworm = await snippets(elsewhere.id, { codename: 'bookworm', component: 'main' });
+    const refused = await runInRoot(root, bookworm.setupCommands.oneLiner.replace('YOUR_TOKEN', elsewhereToken));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('stocked-elsewhere has no packages for debian/bookworm (this machine runs debian/bookworm); it has packages for: ubuntu/noble.');
+    expect((await runInRoot(root, 'ls /etc/apt/sources.list.d')).stdout).not.toContain('stocked-elsewhere');
+  }, 300_000);
+
+  it('the RPM installer names the distributions that hold packages when this machine’s has none', async () => {
+    const repository = await createRepository('fedora-only', 'RPM');
+    const { token } = await createToken(repository.id, 'e2e-fedora');
+    await upload(repository.id, await buildRpm({ name: 'packyard-fedora', version: '1.0.0', release: '1', arch: 'noarch' }, packagesDir), 'fedora/39');
+    await waitFor('the edge to know where the packages are', async () => ((await snippets(repository.id)).distributions.length > 0 ? true : undefined));
+    const scriptUrl = /'(http[^']+)'/.exec((await snippets(repository.id)).setupCommands.oneLiner)![1];
+    const rocky = await dnfRoot();
+    rpmRoots.push(rocky);
+    const refused = await installWithRpmScript(rocky, scriptUrl, token);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('fedora-only has no packages for el/9 (this machine, rocky 9.4); it has packages for: fedora/39.');
+  }, 120_000);
+
+    it('dnf installs an uploaded noarch rpm for el/9 with gpgcheck=1 and repo_gpgcheck=1, the served rpm passes rpm -K; zypper installs it with pkg_gpgcheck=1', async () => {
     const repository = await createRepository('rpms', 'RPM');
     const { token } = await createToken(repository.id, 'e2e-rpm');
     await upload(repository.id, await buildRpm({ name: 'packyard-hello', version: '1.0.0', release: '1', arch: 'noarch' }, packagesDir), 'el/9');
@@ -224,6 +272,22 @@ describe('apt, dnf and zypper install from Packyard', () => {
     expect(installed.code).toBe(0);
     const query = await runCommand('rpm', ['--root', dnfHome.path, '-q', '--qf', '%{VERSION}-%{RELEASE}', 'packyard-hello']);
     expect(query.stdout).toBe('1.0.0-1');
+    // the file delivery serves carries the repository's header signature: rpm -K (with the key
+    // dnf imported from gpgkey=) checks it, and it fails where the key is unknown
+    const served = await fetch(`${el9.baseUrl}/Packages/el/9/p/packyard-hello-1.0.0-1.noarch.rpm`, { headers: { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` } });
+    expect(served.status).toBe(200);
+    const servedFile = join(packagesDir, 'served-packyard-hello.rpm');
+    await writeFile(servedFile, Buffer.from(await served.arrayBuffer()));
+    const checked = await runCommand('rpm', ['--root', dnfHome.path, '-Kv', servedFile]);
+    expect(checked.stdout).toMatch(/Header V4 RSA\/SHA256 Signature, key ID [0-9a-f]{8}: OK/);
+    expect(checked.code).toBe(0);
+    const untrusting = await mkdtemp(join(tmpdir(), 'packyard-rpmdb-'));
+    try {
+      await runCommand('rpm', ['--dbpath', untrusting, '--initdb']);
+      expect((await runCommand('rpm', ['--dbpath', untrusting, '-K', servedFile])).stdout).toContain('SIGNATURES NOT OK');
+    } finally {
+      await rm(untrusting, { recursive: true, force: true });
+    }
 
     // the product's own installer, as the one-liner runs it, aimed at an EL 9 root
     const scriptUrl = /'(http[^']+)'/.exec((await snippets(repository.id)).setupCommands.oneLiner)![1];
@@ -238,8 +302,34 @@ describe('apt, dnf and zypper install from Packyard', () => {
     rpmRoots.push(zypperHome);
     const refreshed = await zypper(zypperHome, ['--gpg-auto-import-keys', 'refresh', 'rpms']);
     expect(refreshed.code).toBe(0);
-    const search = await zypper(zypperHome, ['search', 'packyard-hello']);
-    expect(search.stdout).toContain('packyard-hello');
+    const zypperInstall = await zypper(zypperHome, ['install', 'packyard-hello']);
+    expect(zypperInstall.stdout + zypperInstall.stderr).not.toMatch(/signature verification failed|NOKEY/i);
+    expect(zypperInstall.code).toBe(0);
+    const zypperQuery = await runCommand('rpm', ['--root', zypperHome.path, '-q', '--qf', '%{VERSION}-%{RELEASE}', 'packyard-hello']);
+    expect(zypperQuery.stdout).toBe('1.0.0-1');
+  }, 300_000);
+
+  it('dnf resolves and shows the dependencies of packages built in ISO-8859-1 by their characters', async () => {
+    const repository = await createRepository('latin1', 'RPM');
+    const { token } = await createToken(repository.id, 'e2e-latin1');
+    const requirement = '\u00e0\u00e1\u00e2\u00e3\u00e4\u00e5\u00e7';
+    await upload(repository.id, await buildRpm({ name: 'packyard-latin-provider', version: '1.0', release: '1', arch: 'noarch', encoding: 'latin1', provides: [requirement] }, packagesDir), 'el/9');
+    await upload(
+      repository.id,
+      await buildRpm({ name: 'packyard-latin-consumer', version: '1.0', release: '1', arch: 'noarch', encoding: 'latin1', summary: 'Caf\u00e9 cr\u00e8me', requires: [requirement] }, packagesDir),
+      'el/9',
+    );
+    const { repositoryUrl, publicKeyUrl } = await snippets(repository.id);
+    const home = await dnfRoot({ id: 'latin1', baseUrl: `${repositoryUrl}/el/9`, publicKeyUrl, token });
+    rpmRoots.push(home);
+
+    const requires = await dnf(home, ['repoquery', '--requires', 'packyard-latin-consumer']);
+    expect(requires.stdout.split('\n')).toContain(requirement);
+    expect((await dnf(home, ['info', 'packyard-latin-consumer'])).stdout).toMatch(/^Summary\s+: Café crème$/m);
+    const installed = await dnf(home, ['install', 'packyard-latin-consumer']);
+    expect(installed.code).toBe(0);
+    const query = await runCommand('rpm', ['--root', home.path, '-q', 'packyard-latin-provider']);
+    expect(query.stdout.trim()).toBe('packyard-latin-provider-1.0-1.noarch');
   }, 300_000);
 
   it('wrong, missing and revoked tokens fail with 401 in apt and dnf; an account token with read works', async () => {
@@ -326,7 +416,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
       expect((await aptGet(root, ['update'])).code).toBe(0);
       const policy = await runInRoot(root, 'apt-cache policy packyard-busy-50');
       return policy.stdout.includes('Candidate: 1.0.0') ? true : undefined;
-    }, 5_000);
+    }, { timeoutMs: 5_000 });
 
     // Packages.gz of 51 packages is several gzip members (formats/common/gzip-blocks.ts):
     // apt's own reader of compressed files (FileFd, which apt-helper cat-file uses) reads them all

@@ -10,6 +10,7 @@ import {
   httpServerModule,
   metricsModule,
   openModuleStores,
+  PUBLIC_URL_SETTING,
   recordInbox,
   startEventSourcing,
   text,
@@ -56,7 +57,7 @@ const PACKAGE_CACHE_FILE_BYTES = 1024 * 1024;
 const PACKAGE_CACHE_TOTAL_BYTES = 256 * 1024 * 1024;
 
 export const DELIVERY_SETTINGS = defineSettings({
-  publicUrl: text('PUBLIC_URL', undefined, 'origin users and apt/dnf reach Packyard at (e.g. https://packages.example.com); defaults to the request\'s Host'),
+  publicUrl: PUBLIC_URL_SETTING,
   s3PresignDownloads: boolean('S3_PRESIGN_DOWNLOADS', false, 'redirect package downloads to short-lived presigned URLs (BLOBS=s3)'),
   replicaId: text('DELIVERY_REPLICA_ID', undefined, 'names this delivery replica: with BUS=kafka each replica follows every event in its own consumer group, delivery-<id> (default: the host name, a pod\'s name in Kubernetes)'),
 });

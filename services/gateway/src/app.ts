@@ -1,4 +1,5 @@
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { notFound, type GrpcClients } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
@@ -6,6 +7,9 @@ import { createAuthenticator } from './auth/authenticator';
 import { bearerAuth } from './auth/bearer-auth.plugin';
 import { consolePlugin } from './console/console.plugin';
 import { API_ROUTES, PUBLIC_API_ROUTES, ROOT_ROUTES } from './routes';
+
+/** the API reference (Swagger UI over the OpenAPI document); the console links to it */
+export const API_REFERENCE_PATH = '/api/docs';
 
 export interface GatewayOptions {
   clients: GrpcClients;
@@ -17,7 +21,7 @@ export interface GatewayOptions {
 
 /**
  * The gateway as a fastify plugin (fastify/demo's app-as-plugin): tier 1 the OpenAPI
- * document, tier 2 public API routes (auth, install scripts), tier 3 `/api/v1` behind
+ * document and its reference page, tier 2 public API routes (auth, install scripts), tier 3 `/api/v1` behind
  * bearer auth in its own encapsulated context, then the console.
  */
 export async function gatewayApp(app: FastifyInstance, options: GatewayOptions) {
@@ -29,6 +33,9 @@ export async function gatewayApp(app: FastifyInstance, options: GatewayOptions) 
     },
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // the reference a person reads, from the same document; its files are served from here
+  // (no CDN) and the online validator badge, which would send the document away, is off
+  await app.register(swaggerUi, { routePrefix: API_REFERENCE_PATH, uiConfig: { validatorUrl: null, deepLinking: true }, theme: { title: 'Packyard API reference' }, staticCSP: true });
 
   for (const routes of ROOT_ROUTES) await app.register(routes, options);
   for (const routes of PUBLIC_API_ROUTES) await app.register(routes, { prefix: '/api', ...options });

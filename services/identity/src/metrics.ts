@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import { PackyardError } from '@packyard/platform';
 
-export type SignInMethod = 'register' | 'password' | 'oidc' | 'refresh';
+export type SignInMethod = 'register' | 'password' | 'two-factor' | 'oidc' | 'refresh';
 
 /** sign-ins by method and outcome: a rise of `rate_limited` or `refused` is an attack or an outage */
 export function identityMetrics(registry: Registry) {

@@ -1,7 +1,8 @@
-import { busModule, defineModule, defineSettings, grpcServerModule, httpServerModule, integer, metricsModule, openModuleStores, startEventSourcing, text } from '@packyard/platform';
+import { busModule, defineModule, defineSettings, grpcServerModule, httpServerModule, integer, metricsModule, openModuleStores, PUBLIC_URL_SETTING, startEventSourcing, text } from '@packyard/platform';
 import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
 import { IdentityServiceDefinition } from '@packyard/proto/packyard/identity/v1/identity';
 import { createAccounts } from './accounts';
+import { createSmtpMailer } from './adapters/mailer';
 import { identityHandlers } from './grpc/identity.handlers';
 import { loadIdTokenSigner } from './keys/id-token.signer';
 import { identityMetrics } from './metrics';
@@ -16,6 +17,9 @@ export const IDENTITY_SETTINGS = defineSettings({
   oidcIssuer: text('OIDC_ISSUER', 'https://accounts.google.com', 'OpenID Connect issuer for "Sign in with Google"'),
   oidcClientId: text('OIDC_CLIENT_ID', undefined, 'OpenID Connect client id (Google sign-in is off until set)'),
   oidcClientSecret: text('OIDC_CLIENT_SECRET', undefined, 'OpenID Connect client secret'),
+  smtpUrl: text('SMTP_URL', undefined, 'SMTP server for password-reset e-mails, e.g. smtps://user:password@mail.example.com:465 ("Forgot password?" is off until set)'),
+  mailFrom: text('MAIL_FROM', 'Packyard <no-reply@localhost>', 'sender address of the e-mails Packyard sends'),
+  publicUrl: PUBLIC_URL_SETTING,
 });
 
 export const identityModule = defineModule({
@@ -36,9 +40,13 @@ export const identityModule = defineModule({
       fail: ctx.fail,
     });
     ctx.use(httpServerModule).addReadinessCheck('identity', es.ready);
+    const secrets = createSecretBox(await loadOrCreateMasterKey(config.dataDir, config.masterKey));
     const accounts = createAccounts({
       es,
-      signer: await loadIdTokenSigner(es.events, createSecretBox(await loadOrCreateMasterKey(config.dataDir, config.masterKey))),
+      secrets,
+      mailer: settings.smtpUrl ? createSmtpMailer(settings.smtpUrl, settings.mailFrom) : undefined,
+      publicUrl: settings.publicUrl,
+      signer: await loadIdTokenSigner(es.events, secrets),
       refreshTokens: new RefreshTokenStore(es.readModels),
       oidc: new OidcClient({ issuer: settings.oidcIssuer, clientId: settings.oidcClientId, clientSecret: settings.oidcClientSecret }, es.readModels),
       limits: settings,

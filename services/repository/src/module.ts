@@ -11,7 +11,7 @@ import { repositoriesProjection } from './projections/repositories.projection';
 import { publicationsProjection } from './publishing/publications.projection';
 import { Publisher } from './publishing/publisher';
 import { publishingHandlers } from './publishing/publishing.handlers';
-import { artifactEventsReaction } from './reactions/artifact-events.reaction';
+import { artifactEventsReaction, signingEventsReaction } from './reactions/inbox.reactions';
 import { workspaceDeletedReaction } from './reactions/workspace-deleted.reaction';
 
 const projections = [repositoriesProjection, publishablePackagesProjection, publicationsProjection];
@@ -29,7 +29,7 @@ export const repositoryModule = defineModule({
       bus: ctx.use(busModule),
       logger: ctx.logger,
       projections,
-      reactions: [workspaceDeletedReaction(stores.events), artifactEventsReaction(stores.events)],
+      reactions: [workspaceDeletedReaction(stores.events), artifactEventsReaction(stores.events), signingEventsReaction(stores.events)],
       fail: ctx.fail,
     });
     ctx.use(httpServerModule).addReadinessCheck('repository', es.ready);

@@ -13,7 +13,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, 'packyard', config.logFormat);
   if (command.name === 'rebuild-projections') {
     for (const module of selectTargets(command.targets, TARGETS).flatMap((t) => (t.name === 'all' ? t.deps : [t]))) {
       await rebuildModuleProjections(config, module.name, module.projections ?? [], logger);

@@ -1,6 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +34,17 @@ describe('single-node program (--target=all)', () => {
     const body = await response.json();
     expect(body.status).toBe('UP');
     expect(body.components).toMatchObject({ workspace: 'UP', identity: 'UP', repository: 'UP', delivery: 'UP' });
+  });
+
+  it('says where the console is, and warns about nothing at start', async () => {
+    const consoleLine = packyard
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; url?: string })
+      .find((line) => line.msg.startsWith('Console at '));
+    expect(consoleLine).toMatchObject({ msg: `Console at http://127.0.0.1:${packyard.port}/`, url: `http://127.0.0.1:${packyard.port}/` });
+    expect(packyard.output()).not.toMatch(/Deprecation|FSTDEP|Warning:/);
   });
 
   it('answers /api/v1 without credentials with a 401 JSON error', async () => {
@@ -148,6 +161,37 @@ describe('start-up failures and the command line', () => {
     const wrong = await run(process.execPath, [PACKYARD_BIN, '--target=metrics']).catch((e) => e);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('unknown target "metrics"');
+  });
+});
+
+describe('on a terminal (LOG_FORMAT=pretty, what a TTY gets by default)', () => {
+  it('logs lines a person reads, with the console address to open', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'packyard-pretty-'));
+    const child = spawn(process.execPath, [PACKYARD_BIN], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PORT: '0', GRPC_PORT: '0', HOST: '0.0.0.0', DATA_DIR: dataDir, LOG_FORMAT: 'pretty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/Console at (http:\/\/localhost:\d+\/)/.test(output)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no console line:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const url = /Console at (http:\/\/localhost:\d+\/)/.exec(output)![1];
+      expect(output).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} INFO {2}http-server: HTTP server listening port=\d+$/m);
+      expect(output.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toMatch(/<html/i);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

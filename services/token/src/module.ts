@@ -4,8 +4,10 @@ import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { tokenHandlers } from './grpc/token.handlers';
 import { TOKEN_HASHES, tokensProjection, type TokenHashDocument } from './projections/tokens.projection';
+import { accessTokenRevokedReaction } from './reactions/access-token-revoked.reaction';
 import { filesServedReaction } from './reactions/files-served.reaction';
 import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+import { userDeletedReaction } from './reactions/user-deleted.reaction';
 import { accessTokenDecider } from './tokens/access-token.decider';
 import { createTokenValidator } from './tokens/token-validator';
 import { accessTokenStream, isIntegration } from './tokens/token.events';
@@ -26,7 +28,12 @@ export const tokenModule = defineModule({
       bus: ctx.use(busModule),
       logger: ctx.logger,
       projections,
-      reactions: [repositoryDeletedReaction(stores.events, stores.readModels), filesServedReaction(stores.events)],
+      reactions: [
+        repositoryDeletedReaction(stores.events, stores.readModels),
+        accessTokenRevokedReaction(stores.events, stores.readModels),
+        userDeletedReaction(stores.events, stores.readModels),
+        filesServedReaction(stores.events),
+      ],
       fail: ctx.fail,
     });
     ctx.use(httpServerModule).addReadinessCheck('token', es.ready);

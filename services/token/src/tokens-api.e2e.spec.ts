@@ -1,9 +1,12 @@
-import { createChannel, createClient, Metadata, type Channel } from 'nice-grpc';
-import { CALLER_METADATA_KEY, serviceCaller } from '@packyard/platform';
+import { randomBytes } from 'node:crypto';
+import { createChannel, createClient, Metadata, Status, type Channel } from 'nice-grpc';
+import { CALLER_METADATA_KEY, CallerAssertions, serviceCaller } from '@packyard/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { startPackyard, type RunningPackyard } from '@packyard/testing';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
+
+const internalAuthKey = randomBytes(32);
 
 describe('repository tokens, account access tokens and ValidateToken', () => {
   let packyard: RunningPackyard;
@@ -12,15 +15,15 @@ describe('repository tokens, account access tokens and ValidateToken', () => {
   let workspaceId: string;
   let repoId: string;
   let otherRepoId: string;
-  // as delivery and the gateway call it: with a caller assertion signed by the installation's key
+  // delivery and the gateway validate tokens; they call as their service identity
   const validate = async (token: string, repositoryId = '') =>
     createClient(TokenServiceDefinition, channel).validateToken(
       { token, repositoryId },
-      { metadata: Metadata({ [CALLER_METADATA_KEY]: await packyard.callerAssertions().assert(serviceCaller('delivery')) }) },
+      { metadata: Metadata({ [CALLER_METADATA_KEY]: await new CallerAssertions(internalAuthKey).assert(serviceCaller('delivery')) }) },
     );
 
   beforeAll(async () => {
-    packyard = await startPackyard();
+    packyard = await startPackyard({ env: { INTERNAL_AUTH_KEY: internalAuthKey.toString('base64') } });
     channel = createChannel(packyard.grpcAddress);
     alice = await registerUser(packyard);
     workspaceId = (await alice.call('POST', '/workspaces', { name: 'Tokens', slug: `tokens-${Date.now()}` })).body.id;
@@ -47,6 +50,43 @@ describe('repository tokens, account access tokens and ValidateToken', () => {
     expect(revealed).toEqual({ status: 200, body: { token: created.body.token } });
     // the value is stored sealed, never in clear
     expect(packyard.output()).not.toContain(created.body.token);
+  });
+
+  it('reveals repository tokens to a signed-in user or an admin account token only, never for a cache to keep', async () => {
+    const created = (await alice.call('POST', `/repos/${repoId}/tokens`, { name: 'reveal-scopes' })).body;
+    const path = `/repos/${repoId}/tokens/${created.id}/reveal`;
+    for (const scopes of [['read'], ['publish'], ['read', 'publish']]) {
+      const token = (await alice.call('POST', '/tokens', { name: `only-${scopes.join('-')}`, scopes })).body.token;
+      expect({ scopes, ...(await alice.as(token).call('GET', path)) }).toMatchObject({ scopes, status: 403, body: { message: 'This token lacks the "admin" scope' } });
+    }
+    const admin = (await alice.call('POST', '/tokens', { name: 'admin', scopes: ['admin'] })).body.token;
+    expect(await alice.as(admin).call('GET', path)).toEqual({ status: 200, body: { token: created.token } });
+    const response = await fetch(`${packyard.url}/api/v1${path}`, { headers: { authorization: `Bearer ${alice.bearer}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    // the token service holds the line too, for a caller that does not come through the gateway
+    const readToken = await validate((await alice.call('POST', '/tokens', { name: 'grpc-read', scopes: ['read'] })).body.token);
+    const asReadToken = Metadata({
+      [CALLER_METADATA_KEY]: await new CallerAssertions(internalAuthKey).assert({ userId: readToken.ownerId, kind: 'access_token', scopes: readToken.scopes, repositoryId: '', tokenId: readToken.tokenId }),
+    });
+    await expect(createClient(TokenServiceDefinition, channel).revealRepoToken({ repositoryId: repoId, tokenId: created.id }, { metadata: asReadToken })).rejects.toMatchObject({ code: Status.PERMISSION_DENIED });
+  });
+
+  it('revokes the repository tokens an account token revealed when that account token is revoked', async () => {
+    const revealedByAdmin = (await alice.call('POST', `/repos/${repoId}/tokens`, { name: 'seen-by-ci' })).body;
+    const seenByUserOnly = (await alice.call('POST', `/repos/${repoId}/tokens`, { name: 'seen-by-alice' })).body;
+    const admin = (await alice.call('POST', '/tokens', { name: 'ci-admin', scopes: ['admin'] })).body;
+    expect((await alice.as(admin.token).call('GET', `/repos/${repoId}/tokens/${revealedByAdmin.id}/reveal`)).status).toBe(200);
+    expect((await alice.call('GET', `/repos/${repoId}/tokens/${seenByUserOnly.id}/reveal`)).status).toBe(200);
+    expect((await validate(revealedByAdmin.token, repoId)).valid).toBe(true);
+
+    expect((await alice.call('DELETE', `/tokens/${admin.id}`)).status).toBe(204);
+    // whoever held the account token may have kept what it revealed: that goes with it
+    await expect.poll(async () => (await validate(revealedByAdmin.token, repoId)).valid, { timeout: 2000 }).toBe(false);
+    const listed = (await alice.call('GET', `/repos/${repoId}/tokens`)).body.map((token: { id: string }) => token.id);
+    expect(listed).not.toContain(revealedByAdmin.id);
+    expect(listed).toContain(seenByUserOnly.id);
+    expect((await validate(seenByUserOnly.token, repoId)).valid).toBe(true);
   });
 
   it('answers 400 for a blank token name and 404 for unknown repositories and tokens', async () => {

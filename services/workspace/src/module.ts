@@ -3,6 +3,7 @@ import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v
 import { workspaceHandlers } from './grpc/workspace.handlers';
 import { workspacesProjection } from './projections/workspaces.projection';
 import { inboxReactions } from './reactions/inbox.reaction';
+import { userDeletedReaction } from './reactions/user-deleted.reaction';
 
 const projections = [workspacesProjection];
 
@@ -19,7 +20,15 @@ export const workspaceModule = defineModule({
   projections,
   init: async (ctx) => {
     const stores = await openModuleStores(ctx.config, 'workspace');
-    const es = await startEventSourcing({ module: 'workspace', stores, bus: ctx.use(busModule), logger: ctx.logger, projections, reactions: inboxReactions(stores.events), fail: ctx.fail });
+    const es = await startEventSourcing({
+      module: 'workspace',
+      stores,
+      bus: ctx.use(busModule),
+      logger: ctx.logger,
+      projections,
+      reactions: [...inboxReactions(stores.events), userDeletedReaction(stores.events, stores.readModels)],
+      fail: ctx.fail,
+    });
     ctx.use(httpServerModule).addReadinessCheck('workspace', es.ready);
     ctx.use(grpcServerModule).server.add(
       WorkspaceServiceDefinition,

@@ -1,6 +1,7 @@
 // One place for how console projects are built, so the shell and every remote agree on
 // the shared singletons and the URL layout the single-node server honours:
 // the shell at `/`, each remote at `/remotes/<name>/`.
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type RsbuildConfig } from '@rsbuild/core';
 import { pluginReact } from '@rsbuild/plugin-react';
 import { pluginModuleFederation } from '@module-federation/rsbuild-plugin';
@@ -21,7 +22,8 @@ export function sharedSingletons() {
 }
 
 const common = {
-  html: { title: 'Packyard' },
+  // the template only adds lang="en" to rsbuild's own (screen readers and translators read it)
+  html: { title: 'Packyard', template: fileURLToPath(new URL('./index.html', import.meta.url)) },
   output: { distPath: { root: 'dist' }, cleanDistPath: true },
   performance: { chunkSplit: { strategy: 'split-by-experience' } },
   // The dev servers forward API calls to a running Packyard, like the gateway does in production.

@@ -3,10 +3,9 @@ import { type FormEvent, type ReactNode, useState } from 'react';
 import type { KnownTokens } from '../repository-page';
 import {
   canCreateRepoToken,
-  defaultInstallCodename,
+  distributionChoices,
   exampleInstallCommand,
   HIDDEN_TOKEN,
-  INSTALL_CODENAMES,
   installComponents,
   installScriptPath,
   maskToken,
@@ -111,14 +110,19 @@ function Step({ title, children }: { title: string; children: ReactNode }) {
 function InstallationInstructions({ workspaceId, repository, tokens, knownTokens, rememberToken }: InstallTabProps & { tokens: RepoToken[] }) {
   const active = tokens.filter((token) => token.isActive);
   const [tokenId, setTokenId] = useState('');
-  const [codename, setCodename] = useState(() => defaultInstallCodename(repository));
+  // the server's default choice (where the packages are) until one is picked
+  const defaults = useSnippets(repository.id);
+  const distributions = distributionChoices(defaults.data?.distributions);
+  const [picked, setPicked] = useState<string>();
+  const distribution = distributions.find((option) => option.value === (picked ?? `${defaults.data?.distro}/${defaults.data?.codename}`)) ?? distributions[0];
   const components = installComponents(repository);
   const [component, setComponent] = useState(components[0]);
   const isDeb = repository.kind === 'DEB';
   const selected = active.find((token) => token.id === tokenId);
   const value = selected ? (knownTokens[selected.id] ?? selected.token) : undefined;
-  const choice = isDeb ? { codename, component } : undefined;
-  const snippets = useSnippets(repository.id, choice ?? {}, Boolean(selected));
+  const choice = isDeb ? { distro: distribution.distro, codename: distribution.codename, component } : {};
+  const snippets = useSnippets(repository.id, choice, Boolean(selected) && (!isDeb || Boolean(defaults.data)));
+  const scriptPath = snippets.data && installScriptPath(snippets.data.setupCommands.downloadScript);
   const firstPackage = usePackages(workspaceId, repository.id, { q: '', page: 0 }).data?.items[0]?.name;
   const reveal = useRevealRepoToken(repository.id);
   const commands = snippets.data?.setupCommands;
@@ -136,7 +140,14 @@ function InstallationInstructions({ workspaceId, repository, tokens, knownTokens
         />
         {isDeb && (
           <>
-            <Select label="Codename" name="codename" value={codename} onChange={(event) => setCodename(event.target.value)} options={INSTALL_CODENAMES.map((option) => ({ ...option }))} />
+            <Select
+              label="Codename"
+              name="codename"
+              value={distribution.value}
+              onChange={(event) => setPicked(event.target.value)}
+              options={distributions}
+              hint={defaults.data?.distributions.length ? 'Distributions that hold packages' : 'No packages yet: every distribution is published empty'}
+            />
             <Select label="Component" name="component" value={component} onChange={(event) => setComponent(event.target.value)} options={components.map((option) => ({ value: option, label: option }))} />
           </>
         )}
@@ -164,7 +175,7 @@ function InstallationInstructions({ workspaceId, repository, tokens, knownTokens
               <CodeBlock wrap code={withToken(commands.oneLiner, value)} copyLabel="Copy install command" />
               <div className="pk-row">
                 <CopyButton text={withToken(commands.oneLiner, value)} label="Copy" withText />
-                <Button icon="download" onClick={() => window.open(installScriptPath(repository, choice), '_blank', 'noopener,noreferrer')}>
+                <Button icon="download" disabled={!scriptPath} onClick={() => scriptPath && window.open(scriptPath, '_blank', 'noopener,noreferrer')}>
                   Download
                 </Button>
               </div>

@@ -1,6 +1,6 @@
-import { Button, Card, CodeBlock, CopyButton, Icon, type Repository } from '@packyard/console-kit';
-import { debKeyCommand, rpmKeyCommand, SECURITY_NOTES } from '../repository-rules';
-import { useSnippets } from '../repository-resources';
+import { Badge, Button, Card, CodeBlock, CopyButton, formatDate, Icon, type Repository } from '@packyard/console-kit';
+import { debKeyCommand, KEY_ROLL_CONFIRMATION, KEY_STATUS_LABELS, keyNearExpiry, rpmKeyCommand, SECURITY_NOTES } from '../repository-rules';
+import { useRollSigningKey, useSigningKeys, useSnippets } from '../repository-resources';
 
 export function KeysTab({ repository }: { repository: Repository }) {
   const snippets = useSnippets(repository.id);
@@ -28,6 +28,7 @@ export function KeysTab({ repository }: { repository: Repository }) {
           </div>
         </div>
       </Card>
+      <SigningKeysCard repositoryId={repository.id} />
       <Card>
         <h2 className="pk-section-title">{repository.kind === 'DEB' ? 'Install the key for APT' : 'Import the key for RPM'}</h2>
         <p className="pk-muted">
@@ -48,5 +49,40 @@ export function KeysTab({ repository }: { repository: Repository }) {
         </ul>
       </Card>
     </div>
+  );
+}
+
+/** The repository's keys with their expiry, and the roll action (new key, overlap, then alone). */
+function SigningKeysCard({ repositoryId }: { repositoryId: string }) {
+  const keys = useSigningKeys(repositoryId);
+  const roll = useRollSigningKey(repositoryId);
+  const rolling = keys.data?.some((key) => key.status === 'previous') ?? false;
+  return (
+    <Card>
+      <div className="pk-spread">
+        <h2 className="pk-section-title">Signing Keys</h2>
+        <Button icon="refresh" disabled={!keys.data || rolling || roll.isPending} onClick={() => window.confirm(KEY_ROLL_CONFIRMATION) && roll.mutate()}>
+          {roll.isPending ? 'Rolling...' : 'Roll Key'}
+        </Button>
+      </div>
+      {roll.isError ? <p className="pk-key-error" role="alert">{roll.error instanceof Error ? roll.error.message : 'Rolling the key failed'}</p> : null}
+      {!keys.data ? (
+        <p className="pk-muted">Loading...</p>
+      ) : (
+        <ul className="pk-key-list" aria-label="Signing keys">
+          {keys.data.map((key) => (
+            <li key={key.fingerprint}>
+              <code className="pk-mono">{key.fingerprint}</code> <Badge tone={key.status === 'current' ? 'green' : key.status === 'previous' ? 'blue' : 'neutral'}>{KEY_STATUS_LABELS[key.status]}</Badge>
+              {keyNearExpiry(key) ? <Badge tone="amber">Expires soon</Badge> : null}
+              <span className="pk-muted">
+                {' '}
+                Created {formatDate(key.createdAt)} · {key.expiresAt ? `Rolled before ${formatDate(key.expiresAt)}` : 'No expiry'}
+                {key.signsUntil ? ` · Signs until ${formatDate(key.signsUntil)}` : ''}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
   );
 }

@@ -1,6 +1,7 @@
-import { Button, EmptyState, ErrorPanel, formatBytes, formatDate, Icon, IconButton, type Repository, Spinner } from '@packyard/console-kit';
+import { Button, EmptyState, ErrorPanel, formatDate, Icon, IconButton, type Repository, Spinner } from '@packyard/console-kit';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { PACKAGE_COLUMNS, PackageCells } from '../package-cells';
 import type { KnownTokens } from '../repository-page';
 import { basicAuthorization, DOWNLOAD_NEEDS_TOKEN, PACKAGE_PAGE_SIZE, packageDeleteConfirmation, packageFileUrl, pageCount } from '../repository-rules';
 import { packageKeys, type RepositoryPackage, useDeletePackage, usePackages, useRepoTokens, useRevealRepoToken, useSnippets } from '../repository-resources';
@@ -73,13 +74,17 @@ export function PackagesTab(props: PackagesTabProps) {
   const [search, setSearch] = useState('');
   const [q, setQ] = useState('');
   const [page, setPage] = useState(0);
+  // Only a changed search goes back to the first page: a timer started when the tab opens
+  // would otherwise undo a page turned within its delay.
   useEffect(() => {
+    const next = search.trim();
+    if (next === q) return;
     const timer = setTimeout(() => {
-      setQ(search.trim());
+      setQ(next);
       setPage(0);
     }, SEARCH_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [search]);
+  }, [search, q]);
   const packages = usePackages(workspaceId, repository.id, { q, page });
   const deletePackage = useDeletePackage(workspaceId, repository.id);
   const { download, busy, error, ready } = useDownload(props);
@@ -126,10 +131,11 @@ export function PackagesTab(props: PackagesTabProps) {
             <table className="pk-table pk-packages-table" aria-label="Packages">
               <thead>
                 <tr>
-                  <th scope="col">Package</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Architecture</th>
-                  <th scope="col">Size</th>
+                  {PACKAGE_COLUMNS.map((column) => (
+                    <th key={column} scope="col">
+                      {column}
+                    </th>
+                  ))}
                   <th scope="col">Downloads</th>
                   <th scope="col">Published</th>
                   <th scope="col">Actions</th>
@@ -138,13 +144,7 @@ export function PackagesTab(props: PackagesTabProps) {
               <tbody>
                 {packages.data.items.map((pkg) => (
                   <tr key={pkg.id}>
-                    <td data-label="Package">
-                      <strong>{pkg.name}</strong>
-                      <div className="pk-muted pk-mono pk-filename">{pkg.filename}</div>
-                    </td>
-                    <td data-label="Version" className="pk-mono">{pkg.version}</td>
-                    <td data-label="Architecture">{pkg.architecture}</td>
-                    <td data-label="Size">{formatBytes(pkg.sizeBytes)}</td>
+                    <PackageCells pkg={pkg} />
                     <td data-label="Downloads">{pkg.downloads}</td>
                     <td data-label="Published">{formatDate(pkg.publishedAt)}</td>
                     <td data-label="Actions">

@@ -1,8 +1,10 @@
-import { Badge, Button, Card, errorMessage, formatBytes, Icon, type IconName, ProgressBar, type Repository, Select } from '@packyard/console-kit';
+import { Badge, Button, Card, CodeBlock, errorMessage, formatBytes, Icon, type IconName, ProgressBar, type Repository, Select } from '@packyard/console-kit';
+import { Link } from 'react-router-dom';
 import { useQueryClient } from '@tanstack/react-query';
 import { type DragEvent, useRef, useState } from 'react';
 import {
   canStartUpload,
+  ciUploadCommand,
   DISTRIBUTION_PROMPT,
   DISTRIBUTION_REQUIRED_ALERT,
   DISTRIBUTION_REQUIRED_ERROR,
@@ -14,7 +16,7 @@ import {
   uploadDistributions,
   uploadStatusText,
 } from '../repository-rules';
-import { refreshAfterPackageChange, useUploadPackage } from '../repository-resources';
+import { refreshAfterPackageChange, useSnippets, useUploadPackage } from '../repository-resources';
 
 const STATUS_ICONS: Record<UploadItem['status'], IconName> = { pending: 'package', uploading: 'upload', completed: 'check', error: 'alert' };
 
@@ -27,6 +29,9 @@ export function UploadTab({ workspaceId, repository }: { workspaceId: string; re
   const [uploadingAll, setUploadingAll] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const extension = packageExtension(repository.kind);
+  // the API's origin as apt and dnf are told it (PUBLIC_URL), else this page's
+  const snippets = useSnippets(repository.id);
+  const origin = snippets.data ? new URL(snippets.data.repositoryUrl).origin : window.location.origin;
 
   const update = (id: string, change: Partial<UploadItem>) => setQueue((items) => items.map((item) => (item.id === id ? { ...item, ...change } : item)));
 
@@ -173,6 +178,17 @@ export function UploadTab({ workspaceId, repository }: { workspaceId: string; re
           </ul>
         </Card>
       )}
+
+      <Card>
+        <section aria-label="Upload from CI">
+          <h2 className="pk-section-title">Upload from CI</h2>
+          <p className="pk-muted">
+            Create an access token with the <strong>publish</strong> scope on the <Link to="/tokens">Access Tokens</Link> page and keep it in the job's secrets as
+            PACKYARD_TOKEN. The command returns once the package is published.
+          </p>
+          <CodeBlock wrap code={ciUploadCommand(origin, workspaceId, repository, distribution)} copyLabel="Copy CI upload command" />
+        </section>
+      </Card>
 
       <div className="pk-notice" role="note">
         <div>

@@ -1,7 +1,6 @@
-import { Button, Card, errorMessage, Field, FullPageSpinner, Icon, useConsole, useSessionState } from '@packyard/console-kit';
+import { accountPasswordProblem, Button, Card, errorMessage, Field, FullPageSpinner, Icon, useConsole, useSessionState, useSignInOptions } from '@packyard/console-kit';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router-dom';
-import { accountPasswordProblem } from '../account-rules';
 import { googleSignInUrl, rememberReturnTo, returnPathFrom } from '../sign-in-return';
 
 function GoogleMark() {
@@ -25,10 +24,16 @@ export default function LoginPage() {
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [busy, setBusy] = useState(false);
+  // set once the password was right for an account that asks for a second factor
+  const [challenge, setChallenge] = useState<string>();
+  const [code, setCode] = useState('');
   // The Google redirect comes back here with ?error=<message> when sign-in failed.
   const redirectError = searchParams.has('error') ? searchParams.get('error') || 'Google sign-in failed' : undefined;
   const [error, setError] = useState<string | undefined>(redirectError);
   const returnTo = returnPathFrom(location.state);
+  const signInOptions = useSignInOptions();
+  // until the server has answered, the button stays: starting an unconfigured sign-in comes back here with the reason
+  const googleOff = signInOptions.data?.google === false;
 
   if (status === 'checking') return <FullPageSpinner />;
   if (status === 'signed-in') return <Navigate to={returnTo} replace />;
@@ -50,12 +55,72 @@ export default function LoginPage() {
     setBusy(true);
     try {
       if (creating) await session.register(email, password);
-      else await session.signIn(email, password);
+      else {
+        const { twoFactorChallenge } = await session.signIn(email, password);
+        if (twoFactorChallenge) {
+          setChallenge(twoFactorChallenge);
+          setBusy(false);
+        }
+      }
     } catch (failure) {
       setError(errorMessage(failure, creating ? 'Registration failed' : 'Login failed'));
       setBusy(false);
     }
   };
+
+  const verify = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!challenge) return;
+    setError(undefined);
+    setBusy(true);
+    try {
+      await session.completeTwoFactor(challenge, code.trim());
+    } catch (failure) {
+      setError(errorMessage(failure, 'Login failed'));
+      setBusy(false);
+    }
+  };
+
+  const startOver = () => {
+    setChallenge(undefined);
+    setCode('');
+    setPassword('');
+    setError(undefined);
+  };
+
+  if (challenge) {
+    return (
+      <main className="pk-auth">
+        <Card className="pk-auth__card">
+          <div className="pk-auth__header">
+            <span className="pk-brand__mark">
+              <Icon name="shield" size={22} />
+            </span>
+            <h1 className="pk-auth__title">Two-factor authentication</h1>
+            <p className="pk-muted" style={{ margin: 0 }}>
+              Enter the 6-digit code from your authenticator app, or one of your recovery codes.
+            </p>
+          </div>
+          {error && (
+            <div className="pk-alert" role="alert">
+              {error}
+            </div>
+          )}
+          <form className="pk-form" onSubmit={verify}>
+            <Field label="Authentication code" name="code" autoComplete="one-time-code" required autoFocus value={code} onChange={(event) => setCode(event.target.value)} />
+            <Button type="submit" variant="primary" disabled={busy}>
+              {busy ? 'Verifying...' : 'Verify'}
+            </Button>
+          </form>
+          <p className="pk-auth__footer">
+            <button type="button" className="pk-link-button" onClick={startOver}>
+              Back to sign in
+            </button>
+          </p>
+        </Card>
+      </main>
+    );
+  }
 
   const signInWithGoogle = () => {
     try {
@@ -110,10 +175,15 @@ export default function LoginPage() {
           </Button>
         </form>
         <div className="pk-auth__divider">or</div>
-        <Button onClick={signInWithGoogle}>
+        <Button onClick={signInWithGoogle} disabled={googleOff} aria-describedby={googleOff ? 'pk-google-off' : undefined}>
           <GoogleMark />
           Sign in with Google
         </Button>
+        {googleOff && (
+          <p id="pk-google-off" className="pk-muted" style={{ margin: 0, fontSize: 13, textAlign: 'center' }}>
+            Google sign-in is not set up on this server. Sign in with your email and password.
+          </p>
+        )}
         <p className="pk-auth__footer">
           {creating ? 'Already have an account? ' : "Don't have an account? "}
           <button type="button" className="pk-link-button" onClick={switchMode}>

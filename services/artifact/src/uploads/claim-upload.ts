@@ -8,15 +8,17 @@ import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent, packageStream } from '../packages/package.events';
 import { toPackage, type PackageDocument } from '../projections/packages.projection';
 import { releaseBlobIfUnused } from './blob-references';
+import { storeSignedRpm, type RpmHeaderSigner } from './signed-rpm';
 import { asUploadError, checkDistribution, checkExtension, debIdentity, rpmIdentity, type PackageIdentity } from './upload-rules';
 
 /** content-addressed per repository, so a repository's bytes are freed with it */
 export const packageBlobPrefix = (repositoryId: string) => `packages/${repositoryId}`;
 
-/** how uploads are checked: the size limit, and where their digests are computed */
+/** how uploads are checked: the size limit, where their digests are computed, who signs .rpm headers */
 export interface UploadSettings {
   readonly maxBytes: number;
   readonly digester: StreamDigesterFactory;
+  readonly signRpmHeader: RpmHeaderSigner;
 }
 
 export interface ClaimUploadInput {
@@ -39,7 +41,11 @@ export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: Cl
   try {
     checkExtension(kind, input.filename);
     const distribution = checkDistribution(kind, input.distribution);
-    const { identity, stored } = await parseAndPromote(blobs, kind, input.stagingKey, packageBlobPrefix(repository.id), settings);
+    const prefix = packageBlobPrefix(repository.id);
+    const { identity, stored } =
+      kind === 'DEB'
+        ? await parseAndPromote(blobs, input.stagingKey, prefix, settings)
+        : await parseAndSign(blobs, input.stagingKey, prefix, repository.id, settings);
     const packages = es.readModels.collection<PackageDocument>('packages');
     const data = {
       packageId: randomUUID(),
@@ -71,7 +77,8 @@ export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: Cl
   }
 }
 
-async function parseAndPromote(blobs: BlobStore, kind: RepositoryKind, stagingKey: string, prefix: string, { maxBytes, digester }: UploadSettings) {
+/** a .deb is stored as uploaded: its bytes move to their content address while being parsed */
+async function parseAndPromote(blobs: BlobStore, stagingKey: string, prefix: string, { maxBytes, digester }: UploadSettings) {
   const staged = await blobs.head(stagingKey);
   if (!staged?.sha256) throw new Error(`staged upload ${stagingKey} is missing or has no SHA-256`);
   const stored = { key: contentAddressedKey(prefix, staged.sha256), size: staged.size, sha256: staged.sha256 };
@@ -79,10 +86,7 @@ async function parseAndPromote(blobs: BlobStore, kind: RepositoryKind, stagingKe
   const source = await blobs.get(stagingKey);
   // the same bytes, uploaded before (perhaps for another distribution), are stored already
   const storedBefore = (await blobs.head(stored.key)) !== undefined;
-  const parsing: Promise<PackageIdentity> =
-    kind === 'DEB'
-      ? parseDeb(source, { maxPackageBytes: maxBytes }, { digester }).then(debIdentity)
-      : parseRpm(source, { maxPackageBytes: maxBytes }, { digester }).then(rpmIdentity);
+  const parsing: Promise<PackageIdentity> = parseDeb(source, { maxPackageBytes: maxBytes }, { digester }).then(debIdentity);
   const [parsed, moved] = await Promise.allSettled([parsing, storedBefore ? Promise.resolve() : blobs.move(stagingKey, stored.key)]);
   if (parsed.status === 'rejected') {
     // a package that does not parse is never stored
@@ -91,4 +95,19 @@ async function parseAndPromote(blobs: BlobStore, kind: RepositoryKind, stagingKe
   }
   if (moved.status === 'rejected') throw moved.reason;
   return { identity: parsed.value, stored };
+}
+
+/**
+ * An .rpm is stored as the repository signed it (gpgcheck=1 on the clients): parsed from
+ * staging, then its signed copy written to the content address of the signed bytes.
+ */
+async function parseAndSign(blobs: BlobStore, stagingKey: string, prefix: string, repositoryId: string, { maxBytes, digester, signRpmHeader }: UploadSettings) {
+  let rpm;
+  try {
+    rpm = await parseRpm(await blobs.get(stagingKey), { maxPackageBytes: maxBytes }, { digester });
+  } catch (error) {
+    throw asUploadError(error);
+  }
+  const signed = await storeSignedRpm(blobs, stagingKey, prefix, repositoryId, rpm, signRpmHeader);
+  return { identity: rpmIdentity(signed.rpm), stored: { key: signed.stored.key, size: signed.stored.size, sha256: signed.stored.sha256 } };
 }

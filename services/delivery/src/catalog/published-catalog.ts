@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { ReadModelStore } from '@packyard/platform';
 import { PUBLICATIONS, REPOSITORIES } from './delivery.projection';
-import { repositoryPath, servedFiles, type PublicationRecord, type RepositoryRecord, type ServedFile } from './served-file';
+import { uploadDistributions } from '@packyard/formats';
+import { repositoryPath, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord, type ServedFile, type StockedDistribution } from './served-file';
 
 /** metadata files up to this size are answered from memory (Packages, repodata, InRelease) */
 const IN_MEMORY_FILE_LIMIT = 4 * 1024 * 1024;
@@ -27,6 +28,7 @@ export class PublishedCatalog {
   private readonly pathsOf = new Map<string, string[]>();
   private readonly byPath = new Map<string, RepositoryRecord>();
   private readonly byId = new Map<string, RepositoryRecord>();
+  private readonly stockedOf = new Map<string, StockedDistribution[]>();
   private readonly refreshes = new Map<string, Promise<void>>();
   /** repository → distribution → the newest generation served */
   private readonly generations = new Map<string, Map<string, number>>();
@@ -79,6 +81,11 @@ export class PublishedCatalog {
     });
   }
 
+  /** the distributions of a repository whose published index holds packages (none until it is known) */
+  stocked(repositoryId: string): readonly StockedDistribution[] {
+    return this.stockedOf.get(repositoryId) ?? [];
+  }
+
   async refreshAll(): Promise<void> {
     const repositories = await this.readModels.collection<RepositoryRecord & { id: string }>(REPOSITORIES).find({});
     for (const repository of repositories) await this.refresh(repository.id);
@@ -97,11 +104,12 @@ export class PublishedCatalog {
 
   private async rebuild(repositoryId: string): Promise<void> {
     const repository = await this.readModels.collection<RepositoryRecord>(REPOSITORIES).get(repositoryId);
-    if (!repository || repository.deleted) return this.install(repositoryId, undefined, new Map());
+    if (!repository || repository.deleted) return this.install(repositoryId, undefined, new Map(), []);
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
     const files = servedFiles(repository, publications);
     const newest = new Map<string, number>();
     for (const publication of publications) newest.set(publication.distribution, Math.max(newest.get(publication.distribution) ?? -1, publication.generation));
+    const stocked = stockedDistributions(repository, publications, uploadDistributions(repository.kind));
     // bodies already in memory are reused by blob key (content-addressed: same key, same bytes)
     const loaded = new Map<string, Buffer>();
     for (const path of this.pathsOf.get(repositoryId) ?? []) {
@@ -117,10 +125,10 @@ export class PublishedCatalog {
       }
       file.body = body;
     }
-    this.install(repositoryId, repository, files, newest);
+    this.install(repositoryId, repository, files, stocked, newest);
   }
 
-  private install(repositoryId: string, repository: RepositoryRecord | undefined, files: Map<string, ServedFile>, generations = new Map<string, number>()) {
+  private install(repositoryId: string, repository: RepositoryRecord | undefined, files: Map<string, ServedFile>, stocked: StockedDistribution[], generations = new Map<string, number>()) {
     const previous = this.byId.get(repositoryId);
     if (previous) this.byPath.delete(repositoryPath(previous));
     for (const path of this.pathsOf.get(repositoryId) ?? []) this.files.delete(path);
@@ -128,9 +136,11 @@ export class PublishedCatalog {
       this.byId.delete(repositoryId);
       this.pathsOf.delete(repositoryId);
       this.generations.delete(repositoryId);
+      this.stockedOf.delete(repositoryId);
       return;
     }
     this.byId.set(repositoryId, repository);
+    this.stockedOf.set(repositoryId, stocked);
     this.byPath.set(repositoryPath(repository), repository);
     for (const [path, file] of files) this.files.set(path, file);
     this.pathsOf.set(repositoryId, [...files.keys()]);

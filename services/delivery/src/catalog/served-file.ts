@@ -146,15 +146,9 @@ export function entryPointDates(previous: PublicationRecord | undefined, files: 
  * true across republishing), and the newest generation decides what a path holds.
  */
 export function servedFiles(repository: RepositoryRecord, publications: readonly PublicationRecord[]): Map<string, ServedFile> {
-  const byDistribution = new Map<string, PublicationRecord[]>();
-  for (const publication of publications) {
-    const list = byDistribution.get(publication.distribution) ?? [];
-    list.push(publication);
-    byDistribution.set(publication.distribution, list);
-  }
   const readable: PublicationRecord[] = [];
-  for (const list of byDistribution.values()) {
-    const newest = list.reduce((a, b) => (b.generation > a.generation ? b : a));
+  for (const list of byDistribution(publications).values()) {
+    const newest = newestOf(list);
     const kept = new Set([newest.generation, ...newest.retainedGenerations]);
     readable.push(...list.filter((publication) => kept.has(publication.generation)));
   }
@@ -170,4 +164,46 @@ export function servedFiles(repository: RepositoryRecord, publications: readonly
     }
   }
   return files;
+}
+
+function byDistribution(publications: readonly PublicationRecord[]): Map<string, PublicationRecord[]> {
+  const grouped = new Map<string, PublicationRecord[]>();
+  for (const publication of publications) {
+    const list = grouped.get(publication.distribution) ?? [];
+    list.push(publication);
+    grouped.set(publication.distribution, list);
+  }
+  return grouped;
+}
+
+const newestOf = (list: readonly PublicationRecord[]) => list.reduce((a, b) => (b.generation > a.generation ? b : a));
+
+/** A distribution whose current index lists packages (its packages, not its metadata files). */
+export interface StockedDistribution {
+  distro: string;
+  version: string;
+  packageCount: number;
+}
+
+/**
+ * The distributions whose newest generation holds packages: every index is published,
+ * empty ones too, so this is what tells a client where the packages are. The repository's
+ * own codename comes first, then the order of `preferred` (the upload list), then the rest
+ * by name.
+ */
+export function stockedDistributions(repository: Pick<RepositoryRecord, 'codename'>, publications: readonly PublicationRecord[], preferred: readonly string[]): StockedDistribution[] {
+  const stocked: (StockedDistribution & { distribution: string })[] = [];
+  for (const [distribution, list] of byDistribution(publications)) {
+    const newest = newestOf(list);
+    const packageCount = newest.files.filter((file) => file.package).length;
+    if (packageCount > 0) stocked.push({ distribution, distro: newest.distro, version: newest.version, packageCount });
+  }
+  const rank = (entry: { distribution: string; version: string }) => {
+    if (repository.codename && entry.version === repository.codename) return -1;
+    const listed = preferred.indexOf(entry.distribution);
+    return listed < 0 ? preferred.length : listed;
+  };
+  return stocked
+    .sort((a, b) => rank(a) - rank(b) || a.distribution.localeCompare(b.distribution))
+    .map(({ distro, version, packageCount }) => ({ distro, version, packageCount }));
 }

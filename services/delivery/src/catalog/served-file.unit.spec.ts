@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
-import { entryPointDates, servedFiles, type PublicationRecord, type RepositoryRecord } from './served-file';
+import { DEB_UPLOAD_DISTRIBUTIONS } from '@packyard/formats';
+import { entryPointDates, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord } from './served-file';
 
 const repository: RepositoryRecord = { id: 'r1', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', name: 'tools', ownerId: 'u1', codename: '', component: '' };
 const file = (path: string, sha256: string, isPackage = false): IndexFile => ({ path, blobKey: `b/${sha256}`, size: 1, sha256, contentType: '', package: isPackage });
@@ -46,5 +47,25 @@ describe('Last-Modified of published files', () => {
     const served = servedFiles(repository, generations);
     expect(served.get('/deb/acme/tools/debian/dists/bookworm/InRelease')!.sha256).toBe('s5');
     expect([...served.keys()].filter((path) => path.includes('by-hash')).sort()).toEqual(['s2', 's3', 's4', 's5'].map((s) => `/deb/acme/tools/debian/by-hash/${s}`));
+  });
+});
+
+describe('the distributions that hold packages', () => {
+  const generation = (distribution: string, number: number, packages: number): PublicationRecord => {
+    const [distro, version] = distribution.split('/');
+    const files = [file(`dists/${version}/InRelease`, `${distribution}-${number}`), ...Array.from({ length: packages }, (_, i) => file(`pool/main/p/p${i}.deb`, `p${i}`, true))];
+    return { ...publication(number, '2024-03-05T10:00:00Z', files), id: `r1|${distribution}|${number}`, distribution, distro, version };
+  };
+
+  it('counts the packages of the newest generation and leaves out empty indices', () => {
+    const stocked = stockedDistributions({ codename: '' }, [generation('debian/bookworm', 1, 2), generation('debian/bookworm', 2, 0), generation('ubuntu/noble', 1, 0), generation('ubuntu/jammy', 3, 1)], DEB_UPLOAD_DISTRIBUTIONS);
+    expect(stocked).toEqual([{ distro: 'ubuntu', version: 'jammy', packageCount: 1 }]);
+  });
+
+  it('puts the repository’s own codename first, then the upload list’s order, then the rest by name', () => {
+    const publications = [generation('debian/bookworm', 1, 1), generation('ubuntu/stable', 1, 1), generation('debian/stable', 1, 1), generation('ubuntu/noble', 1, 3), generation('kali/kali-rolling', 1, 1)];
+    const order = (codename: string) => stockedDistributions({ codename }, publications, DEB_UPLOAD_DISTRIBUTIONS).map(({ distro, version }) => `${distro}/${version}`);
+    expect(order('bookworm')).toEqual(['debian/bookworm', 'ubuntu/noble', 'kali/kali-rolling', 'debian/stable', 'ubuntu/stable']);
+    expect(order('stable')).toEqual(['debian/stable', 'ubuntu/stable', 'ubuntu/noble', 'debian/bookworm', 'kali/kali-rolling']);
   });
 });

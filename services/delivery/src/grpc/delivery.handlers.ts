@@ -31,7 +31,7 @@ const toRecord = (repository: Repository): RepositoryRecord => ({
  */
 export function deliveryHandlers(
   repositories: PackyardClient<typeof RepositoryServiceDefinition>,
-  catalog: Pick<PublishedCatalog, 'waitForGenerations'>,
+  catalog: Pick<PublishedCatalog, 'waitForGenerations' | 'stocked'>,
   publicUrl: string | undefined,
 ): ServiceImplementation<typeof DeliveryServiceDefinition, CallerContext> {
   return {
@@ -46,6 +46,8 @@ export function deliveryHandlers(
       return installSnippets({
         origin: resolveOrigin(publicUrl, request.origin),
         repository,
+        stocked: catalog.stocked(repository.id),
+        distro: request.distro,
         codename: request.codename,
         component: request.component,
         token: request.token,
@@ -58,18 +60,21 @@ export function deliveryHandlers(
       const kind = repository.kind === 'DEB' ? 'deb' : 'rpm';
       if (kind !== request.product) throw invalid('PACKYARD_DELIVERY_WRONG_PRODUCT', `Repository ${repository.name} is ${repository.kind}: use install-${kind}.sh`);
       const baseUrl = repositoryUrl(resolveOrigin(publicUrl, request.origin), repository);
+      const stocked = catalog.stocked(repository.id).map(({ distro, version }) => `${distro}/${version}`);
       if (kind === 'rpm') {
-        return { script: renderInstallScript('rpm', { repositoryName: repository.name, repositoryUrl: baseUrl, publicKeyUrl: `${baseUrl}/${ARMORED_KEY_FILE}` }) };
+        return { script: renderInstallScript('rpm', { repositoryName: repository.name, repositoryUrl: baseUrl, publicKeyUrl: `${baseUrl}/${ARMORED_KEY_FILE}`, stocked }) };
       }
       // without a codename the script uses the machine's own, which is what a shared download wants
-      const choice = request.codename ? aptChoice(repository, request.codename, request.component) : undefined;
+      const choice = request.codename ? aptChoice(repository, [], request) : undefined;
       return {
         script: renderInstallScript('deb', {
           repositoryName: repository.name,
           repositoryUrl: baseUrl,
           keyringUrl: `${baseUrl}/${KEYRING_FILE}`,
+          distro: choice?.distro ?? '',
           codename: choice?.codename ?? '',
-          component: choice?.component ?? aptChoice(repository, undefined, request.component).component,
+          component: choice?.component ?? aptChoice(repository, [], { component: request.component }).component,
+          stocked,
         }),
       };
     },

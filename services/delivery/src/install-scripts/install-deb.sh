@@ -2,7 +2,7 @@
 # Packyard APT repository installer (Debian, Ubuntu and their derivatives).
 #
 # Served, without authentication (it holds no secret), at
-#   GET {origin}/api/install-deb.sh?repo=<repositoryId>[&codename=<codename>][&component=<component>]
+#   GET {origin}/api/install-deb.sh?repo=<repositoryId>[&distro=<distro>][&codename=<codename>][&component=<component>]
 # and run as root with the repository token as the only argument:
 #   curl -fsSL "{origin}/api/install-deb.sh?repo=<repositoryId>&codename=bookworm&component=main" | sudo bash -s -- <TOKEN>
 #
@@ -12,10 +12,14 @@
 #   @FILE_STEM@        file-name-safe repository name: /etc/apt/keyrings/<stem>.gpg, sources.list.d/<stem>.list, auth.conf.d/<stem>.conf
 #   @REPOSITORY_URL@   {origin}/deb/{workspaceSlug}/{repoName}
 #   @KEYRING_URL@      the repository's public key as a binary OpenPGP keyring (what signed-by= needs)
+#   @DISTRO@           the distro of the chosen codename (ubuntu, debian...); empty with an empty codename
 #   @CODENAME@         the codename chosen in the console; empty = this machine's own codename
 #   @COMPONENT@        the component chosen in the console (default main)
+#   @STOCKED@          the distro/codename pairs whose index held packages when the script was
+#                      served, space-separated; empty before the first upload
 #
-# What it does: detects the distribution from /etc/os-release, installs the signing key
+# What it does: detects the distribution from /etc/os-release (when the chosen distribution
+# has no packages but this machine's own has, it uses this machine's), installs the signing key
 # under /etc/apt/keyrings, puts the token in /etc/apt/auth.conf.d (mode 0600, never in a
 # sources list), writes a signed-by source and refreshes that source. It never disables
 # signature checks: if the repository cannot be verified, the installer fails.
@@ -25,8 +29,10 @@ REPOSITORY_NAME=@REPOSITORY_NAME@
 FILE_STEM=@FILE_STEM@
 REPOSITORY_URL=@REPOSITORY_URL@
 KEYRING_URL=@KEYRING_URL@
+DISTRO=@DISTRO@
 CODENAME=@CODENAME@
 COMPONENT=@COMPONENT@
+STOCKED=@STOCKED@
 
 step="starting"
 temporary_files=()
@@ -65,11 +71,11 @@ os_id="$(os_release ID)"
 os_id_like=" $(os_release ID_LIKE) "
 case "$os_id" in
   ubuntu | debian | kali)
-    distro="$os_id"
+    os_distro="$os_id"
     os_codename="$(os_release VERSION_CODENAME)"
     ;;
   elementary)
-    distro="elementaryos"
+    os_distro="elementaryos"
     os_codename="$(os_release VERSION_CODENAME)"
     ;;
   *)
@@ -77,11 +83,11 @@ case "$os_id" in
     # distribution installs; Ubuntu-based ones name their base release in UBUNTU_CODENAME.
     case "$os_id_like" in
       *" ubuntu "*)
-        distro="ubuntu"
+        os_distro="ubuntu"
         os_codename="$(os_release UBUNTU_CODENAME)"
         ;;
       *" debian "*)
-        distro="debian"
+        os_distro="debian"
         os_codename="$(os_release DEBIAN_CODENAME)"
         [ -n "$os_codename" ] || os_codename="$(os_release VERSION_CODENAME)"
         ;;
@@ -89,10 +95,32 @@ case "$os_id" in
     esac
     ;;
 esac
-codename="${CODENAME:-$os_codename}"
-[ -n "$codename" ] || fail "cannot tell this ${distro} release's codename; choose a codename in the Install tab"
-if [ -n "$os_codename" ] && [ "$codename" != "$os_codename" ]; then
-  echo "packyard: note: this machine runs ${distro} ${os_codename}, installing packages published for ${codename}" >&2
+if [ -n "$CODENAME" ]; then
+  distro="${DISTRO:-$os_distro}"
+  codename="$CODENAME"
+else
+  distro="$os_distro"
+  codename="$os_codename"
+fi
+[ -n "$codename" ] || fail "cannot tell this ${os_distro} release's codename; choose a codename in the Install tab"
+
+# Every distribution is published, empty ones too, so apt would accept a choice without
+# packages and then find nothing to install: choose where the packages are.
+has_packages() {
+  case " ${STOCKED} " in *" $1 "*) return 0 ;; esac
+  return 1
+}
+if [ -n "$STOCKED" ] && ! has_packages "${distro}/${codename}"; then
+  if [ -n "$os_codename" ] && has_packages "${os_distro}/${os_codename}"; then
+    echo "packyard: note: ${REPOSITORY_NAME} has no packages for ${distro}/${codename}; using this machine's ${os_distro}/${os_codename}, which has" >&2
+    distro="$os_distro"
+    codename="$os_codename"
+  else
+    fail "${REPOSITORY_NAME} has no packages for ${distro}/${codename} (this machine runs ${os_distro}/${os_codename:-?}); it has packages for: ${STOCKED// /, }. Choose one of those in the Install tab, or upload packages for ${os_distro}/${os_codename:-<codename>}."
+  fi
+fi
+if [ -n "$os_codename" ] && [ "${distro}/${codename}" != "${os_distro}/${os_codename}" ]; then
+  echo "packyard: note: this machine runs ${os_distro} ${os_codename}, installing packages published for ${distro}/${codename}" >&2
 fi
 
 keyring="/etc/apt/keyrings/${FILE_STEM}.gpg"

@@ -12,11 +12,13 @@
 #   @FILE_STEM@        file-name-safe repository name: repository id and file names
 #   @REPOSITORY_URL@   {origin}/rpm/{workspaceSlug}/{repoName}
 #   @PUBLIC_KEY_URL@   the repository's armored public key (gpgkey=)
+#   @STOCKED@          the distro/version pairs whose index held packages when the script was
+#                      served, space-separated; empty before the first upload
 #
 # Trust model: repo_gpgcheck=1 makes dnf/yum/zypper verify repodata/repomd.xml against the
-# repository key, and the signed repomd.xml pins the SHA-256 of every metadata file, which
-# pin every package's SHA-256. Packages themselves are not signed, so gpgcheck=0 claims
-# nothing false while every installed byte is still covered by the repository signature.
+# repository key (which pins every package's SHA-256), and gpgcheck=1 (zypper:
+# pkg_gpgcheck=1) makes rpm verify each package's own header signature, made with the same
+# key when the package was uploaded, so a package stays verifiable outside the repository.
 #
 # PACKYARD_INSTALL_ROOT=<dir> configures an image or install root instead of this machine
 # (its etc/os-release decides the distribution; dnf runs with --installroot).
@@ -26,6 +28,7 @@ REPOSITORY_NAME=@REPOSITORY_NAME@
 FILE_STEM=@FILE_STEM@
 REPOSITORY_URL=@REPOSITORY_URL@
 PUBLIC_KEY_URL=@PUBLIC_KEY_URL@
+STOCKED=@STOCKED@
 
 ROOT="${PACKYARD_INSTALL_ROOT:-}"
 step="starting"
@@ -82,6 +85,12 @@ case "$family" in
   leap) distro_path="opensuse/leap-${version_id}" ;;
   *) fail "unsupported distribution '${os_id}': install-rpm.sh supports RHEL-compatible systems, Fedora, Amazon Linux and openSUSE/SLES; use install-deb.sh on Debian or Ubuntu" ;;
 esac
+# Every distribution is published, empty ones too: a machine whose own has no packages
+# would be set up and then find nothing to install, so it is told where the packages are.
+case " ${STOCKED} " in
+  "  " | *" ${distro_path} "*) ;;
+  *) fail "${REPOSITORY_NAME} has no packages for ${distro_path} (this machine, ${os_id} ${version_id}); it has packages for: ${STOCKED// /, }. Upload packages for ${distro_path} (or any-distro/any-version)." ;;
+esac
 base_url="${REPOSITORY_URL}/${distro_path}"
 
 if [ "$family" = "tumbleweed" ] || [ "$family" = "leap" ]; then
@@ -107,7 +116,7 @@ enabled=1
 autorefresh=1
 type=rpm-md
 repo_gpgcheck=1
-pkg_gpgcheck=0
+pkg_gpgcheck=1
 gpgkey=${PUBLIC_KEY_URL}
 REPO
   chmod 0644 "$repo_file"
@@ -136,7 +145,7 @@ name=${REPOSITORY_NAME}
 baseurl=${base_url}
 enabled=1
 repo_gpgcheck=1
-gpgcheck=0
+gpgcheck=1
 gpgkey=${PUBLIC_KEY_URL}
 username=${TOKEN}
 password=

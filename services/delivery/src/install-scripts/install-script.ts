@@ -13,9 +13,13 @@ export interface DebInstallScriptParams {
   repositoryUrl: string;
   /** The public key as a binary keyring (publicKeyBinary in @packyard/signing). */
   keyringUrl: string;
+  /** The distro of the codename; empty or absent with an empty codename. */
+  distro?: string;
   /** Empty or absent: the script uses the machine's own codename. */
   codename?: string;
   component: string;
+  /** `distro/codename` pairs whose index holds packages (PublishedCatalog.stocked). */
+  stocked?: readonly string[];
 }
 
 export interface RpmInstallScriptParams {
@@ -24,6 +28,8 @@ export interface RpmInstallScriptParams {
   repositoryUrl: string;
   /** The armored public key, used as gpgkey=. */
   publicKeyUrl: string;
+  /** `distro/version` pairs whose index holds packages (PublishedCatalog.stocked). */
+  stocked?: readonly string[];
 }
 
 const templates: Record<InstallScriptKind, string> = {
@@ -75,17 +81,25 @@ function requireAptName(field: string, value: string, { allowEmpty }: { allowEmp
   return value;
 }
 
+/** `distro/version` pairs, space-separated for the script's `case " $STOCKED " in *" x "*` test */
+function requireDistributions(field: string, values: readonly string[] = []): string {
+  for (const value of values) if (!/^[a-z0-9][a-z0-9.+-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value)) throw new Error(`${field} holds an invalid distribution: ${JSON.stringify(value)}`);
+  return values.join(' ');
+}
+
 function placeholderValues(kind: InstallScriptKind, params: DebInstallScriptParams | RpmInstallScriptParams): Record<string, string> {
   const common = {
     REPOSITORY_NAME: requirePrintable('repositoryName', params.repositoryName),
     FILE_STEM: repositoryFileStem(params.repositoryName),
     REPOSITORY_URL: requireUrl('repositoryUrl', params.repositoryUrl),
+    STOCKED: requireDistributions('stocked', params.stocked),
   };
   if (kind === 'deb') {
     const deb = params as DebInstallScriptParams;
     return {
       ...common,
       KEYRING_URL: requireUrl('keyringUrl', deb.keyringUrl),
+      DISTRO: requireAptName('distro', deb.distro ?? '', { allowEmpty: true }),
       CODENAME: requireAptName('codename', deb.codename ?? '', { allowEmpty: true }),
       COMPONENT: requireAptName('component', deb.component, { allowEmpty: false }),
     };

@@ -19,7 +19,7 @@ describe('renderInstallScript', () => {
     const script = renderInstallScript('deb', deb);
     expect(script).toContain("REPOSITORY_URL='https://packyard.example/deb/acme/tools'\n");
     expect(script).toContain("KEYRING_URL='https://packyard.example/keys/acme/tools.gpg'\n");
-    expect(script).toContain("CODENAME='bookworm'\nCOMPONENT='main'\n");
+    expect(script).toContain("CODENAME='bookworm'\nCOMPONENT='main'\nSTOCKED=''\n");
     expect(script).toContain("FILE_STEM='tools'\n");
     expect(script).toContain('#   @REPOSITORY_URL@');
     expect(script).not.toMatch(/^[A-Z_]+=@/m);
@@ -34,6 +34,14 @@ describe('renderInstallScript', () => {
 
   it('leaves the codename empty when none was chosen, so the script uses the machine’s own', () => {
     expect(renderInstallScript('deb', { ...deb, codename: undefined })).toContain("CODENAME=''\n");
+  });
+
+  it('lists where the packages are, space-separated, and refuses entries that would break the script’s test', () => {
+    expect(renderInstallScript('deb', { ...deb, distro: 'debian', stocked: ['debian/bookworm', 'ubuntu/noble'] })).toContain("DISTRO='debian'\nCODENAME='bookworm'\nCOMPONENT='main'\nSTOCKED='debian/bookworm ubuntu/noble'\n");
+    expect(renderInstallScript('rpm', { ...rpm, stocked: ['el/9'] })).toContain("STOCKED='el/9'\n");
+    expect(renderInstallScript('rpm', rpm)).toContain("STOCKED=''\n");
+    expect(() => renderInstallScript('deb', { ...deb, stocked: ['debian/bookworm *'] })).toThrow(/invalid distribution/);
+    expect(() => renderInstallScript('deb', { ...deb, distro: 'debian ubuntu' })).toThrow(/distro/);
   });
 
   it('drops a trailing slash so the script never writes a double slash into sources', () => {

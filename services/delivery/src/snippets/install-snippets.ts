@@ -1,8 +1,8 @@
-import { DEFAULT_INSTALL_CODENAME, DEFAULT_INSTALL_COMPONENT, distroForCodename } from '@packyard/formats';
+import { concreteDistributions, DEFAULT_INSTALL_CODENAME, DEFAULT_INSTALL_COMPONENT, distroForCodename } from '@packyard/formats';
 import { invalid } from '@packyard/platform';
 import type { Snippets } from '@packyard/proto/packyard/delivery/v1/delivery';
 import { repositoryFileStem, shellQuote, type InstallScriptKind } from '../install-scripts/install-script';
-import { repositoryPath, type RepositoryRecord } from '../catalog/served-file';
+import { repositoryPath, type RepositoryRecord, type StockedDistribution } from '../catalog/served-file';
 import { ARMORED_KEY_FILE, KEYRING_FILE } from '../keys/public-keys';
 
 // The texts of the Overview, Keys and Install tabs (spec §2, §7). Every command here must
@@ -32,19 +32,33 @@ export const repositoryUrl = (origin: string, repository: RepositoryRecord) => `
 const APT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const TOKEN_CHARACTERS = /^[A-Za-z0-9._~+/=-]+$/;
 
+export interface AptChoice {
+  distro: string;
+  codename: string;
+  component: string;
+}
+
+const DEB_DISTROS = new Set(concreteDistributions('DEB').map((distribution) => distribution.distro));
+
 /**
- * The apt suite and component the instructions use: the ones asked for, else the
- * repository's own (when its codename is one a distro publishes), else noble/main (§9).
+ * The apt suite and component the instructions use: the ones asked for, else where the
+ * packages are (the repository's own codename first: `stocked` comes ordered so), else,
+ * before the first upload, the repository's own codename when a distro publishes it, else
+ * noble/main (§9). `distro` is only needed for a suite several distros publish (a
+ * repository's own codename such as `stable` is published under each of them).
  */
-export function aptChoice(repository: RepositoryRecord, codename?: string, component?: string): { distro: string; codename: string; component: string } {
-  if (codename) {
-    const distro = distroForCodename(codename);
-    if (!distro) throw invalid('PACKYARD_DELIVERY_UNKNOWN_CODENAME', `Unknown codename ${JSON.stringify(codename)}`, { codename });
-    return { distro, codename, component: aptComponent(repository, component) };
+export function aptChoice(repository: RepositoryRecord, stocked: readonly StockedDistribution[], asked: { distro?: string; codename?: string; component?: string } = {}): AptChoice {
+  const component = aptComponent(repository, asked.component);
+  if (asked.codename) {
+    const distro = asked.distro || distroForCodename(asked.codename) || stocked.find((entry) => entry.version === asked.codename)?.distro;
+    if (!distro || !APT_NAME.test(asked.codename)) throw invalid('PACKYARD_DELIVERY_UNKNOWN_CODENAME', `Unknown codename ${JSON.stringify(asked.codename)}`, { codename: asked.codename });
+    if (!DEB_DISTROS.has(distro)) throw invalid('PACKYARD_DELIVERY_UNKNOWN_DISTRO', `Unknown distro ${JSON.stringify(distro)}`, { distro });
+    return { distro, codename: asked.codename, component };
   }
+  if (stocked[0]) return { distro: stocked[0].distro, codename: stocked[0].version, component };
   const own = repository.codename ? distroForCodename(repository.codename) : undefined;
   const chosen = own ? repository.codename : DEFAULT_INSTALL_CODENAME;
-  return { distro: own ?? distroForCodename(chosen)!, codename: chosen, component: aptComponent(repository, component) };
+  return { distro: own ?? distroForCodename(chosen)!, codename: chosen, component };
 }
 
 function aptComponent(repository: RepositoryRecord, component?: string): string {
@@ -53,16 +67,24 @@ function aptComponent(repository: RepositoryRecord, component?: string): string 
   return chosen;
 }
 
-/** `{origin}/api/install-deb.sh?repo=…[&codename=…&component=…]` */
-export function installScriptUrl(origin: string, repository: RepositoryRecord, choice?: { codename: string; component: string }): string {
+/** `{origin}/api/install-deb.sh?repo=…[&distro=…][&codename=…&component=…]`; the distro only when the codename does not name it */
+export function installScriptUrl(origin: string, repository: RepositoryRecord, choice?: AptChoice): string {
   const kind: InstallScriptKind = repository.kind === 'DEB' ? 'deb' : 'rpm';
-  const query = new URLSearchParams({ repo: repository.id, ...(choice && kind === 'deb' ? { codename: choice.codename, component: choice.component } : {}) });
+  const query = new URLSearchParams({ repo: repository.id });
+  if (choice && kind === 'deb') {
+    if (distroForCodename(choice.codename) !== choice.distro) query.set('distro', choice.distro);
+    query.set('codename', choice.codename);
+    query.set('component', choice.component);
+  }
   return `${origin}/api/install-${kind}.sh?${query}`;
 }
 
 export interface SnippetRequest {
   origin: string;
   repository: RepositoryRecord;
+  /** the distributions whose index holds packages, ordered (PublishedCatalog.stocked) */
+  stocked?: readonly StockedDistribution[];
+  distro?: string;
   codename?: string;
   component?: string;
   token?: string;
@@ -77,9 +99,14 @@ export function installSnippets(request: SnippetRequest): Snippets {
   const publicKeyUrl = `${baseUrl}/${ARMORED_KEY_FILE}`;
   const stem = repositoryFileStem(repository.name);
   const script = `install-${repository.kind === 'DEB' ? 'deb' : 'rpm'}.sh`;
-  const choice = repository.kind === 'DEB' ? aptChoice(repository, request.codename, request.component) : undefined;
+  const stocked = request.stocked ?? [];
+  const choice = repository.kind === 'DEB' ? aptChoice(repository, stocked, request) : undefined;
   const scriptUrl = installScriptUrl(origin, repository, choice);
   return {
+    distributions: stocked.map(({ distro, version, packageCount }) => ({ distro, version, packageCount })),
+    distro: choice?.distro ?? '',
+    codename: choice?.codename ?? '',
+    component: choice?.component ?? '',
     apt: choice ? aptText(baseUrl, stem, token, choice) : '',
     yum: choice ? '' : yumText(baseUrl, publicKeyUrl, stem, repository.name, token),
     publicKeyUrl,
@@ -97,7 +124,7 @@ export function installSnippets(request: SnippetRequest): Snippets {
 const aptKeyCommand = (baseUrl: string, stem: string) =>
   `sudo install -d -m 0755 /etc/apt/keyrings && curl -fsSL ${shellQuote(`${baseUrl}/${KEYRING_FILE}`)} | sudo tee /etc/apt/keyrings/${stem}.gpg >/dev/null`;
 
-function aptText(baseUrl: string, stem: string, token: string, choice: { distro: string; codename: string; component: string }): string {
+function aptText(baseUrl: string, stem: string, token: string, choice: AptChoice): string {
   const location = baseUrl.replace(/^[a-z]+:\/\//, '');
   // apt 2.6 matches an http source only with the scheme in `machine`; older apt only without
   const machines = baseUrl.startsWith('http://') ? [baseUrl, location] : [location];
@@ -119,7 +146,7 @@ function yumText(baseUrl: string, publicKeyUrl: string, stem: string, name: stri
     `baseurl=${baseUrl}/el/$releasever`,
     'enabled=1',
     'repo_gpgcheck=1',
-    'gpgcheck=0',
+    'gpgcheck=1',
     `gpgkey=${publicKeyUrl}`,
     `username=${token}`,
     'password=',

@@ -24,6 +24,31 @@ describe('installSnippets', () => {
     expect(installSnippets({ origin, repository: { ...deb, codename: 'bookworm', component: 'contrib' } }).apt).toContain('/deb/acme/tools/debian bookworm contrib');
   });
 
+  it('defaults to where the packages are: the repository’s own codename first, else the first that holds packages', () => {
+    const stocked = [
+      { distro: 'ubuntu', version: 'jammy', packageCount: 2 },
+      { distro: 'debian', version: 'bookworm', packageCount: 1 },
+    ];
+    const snippets = installSnippets({ origin, repository: deb, stocked });
+    expect(snippets.apt).toContain('/deb/acme/tools/ubuntu jammy main');
+    expect(snippets).toMatchObject({ distro: 'ubuntu', codename: 'jammy', component: 'main', distributions: stocked });
+    expect(snippets.setupCommands!.oneLiner).toContain('?repo=r1&codename=jammy&component=main');
+    // asked for: the choice wins even where nothing is published yet
+    expect(installSnippets({ origin, repository: deb, stocked, codename: 'noble' }).apt).toContain('/deb/acme/tools/ubuntu noble main');
+  });
+
+  it('names the distro in the script address for a suite several distros publish (a repository’s own codename)', () => {
+    const stocked = [
+      { distro: 'debian', version: 'stable', packageCount: 1 },
+      { distro: 'ubuntu', version: 'stable', packageCount: 1 },
+    ];
+    const own = installSnippets({ origin, repository: deb, stocked });
+    expect(own.apt).toContain('/deb/acme/tools/debian stable main');
+    expect(own.setupCommands!.oneLiner).toContain('?repo=r1&distro=debian&codename=stable&component=main');
+    expect(installSnippets({ origin, repository: deb, stocked, distro: 'ubuntu', codename: 'stable' }).apt).toContain('/deb/acme/tools/ubuntu stable main');
+    expect(() => installSnippets({ origin, repository: deb, stocked, distro: 'arch', codename: 'stable' })).toThrow('Unknown distro');
+  });
+
   it('gives the URLs, the placeholder in the token places, and the token instead when given', () => {
     const snippets = installSnippets({ origin, repository: deb });
     expect(snippets.repositoryUrl).toBe(`${origin}/deb/acme/tools`);
@@ -39,11 +64,11 @@ describe('installSnippets', () => {
     );
   });
 
-  it('gives RPM repositories a dnf .repo with repo_gpgcheck and no apt text', () => {
+  it('gives RPM repositories a dnf .repo that checks both repomd.xml and every package signature, and no apt text', () => {
     const snippets = installSnippets({ origin, repository: rpm });
     expect(snippets.apt).toBe('');
     expect(snippets.yum).toContain(`baseurl=${origin}/rpm/acme/rpms/el/$releasever`);
-    expect(snippets.yum).toContain('repo_gpgcheck=1');
+    expect(snippets.yum).toMatch(/^repo_gpgcheck=1\ngpgcheck=1$/m);
     expect(snippets.yum).toContain('skip_if_unavailable=False');
     expect(snippets.setupCommands!.oneLiner).toBe(`curl -fsSL '${origin}/api/install-rpm.sh?repo=r2' | sudo bash -s -- ${TOKEN_PLACEHOLDER}`);
   });

@@ -40,7 +40,8 @@ export function createAuthenticator(clients: GrpcClients) {
       if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
       result = await verifyWith(true);
     }
-    return { userId: String(result.payload.sub), kind: 'id_token', scopes: ['read', 'publish', 'admin'], repositoryId: '', tokenId: '' };
+    const { sub, sid } = result.payload;
+    return { userId: String(sub), kind: 'id_token', scopes: ['read', 'publish', 'admin'], repositoryId: '', tokenId: '', ...(typeof sid === 'string' ? { sessionId: sid } : {}) };
   };
 
   return async function authenticate(authorization: string | undefined): Promise<Caller> {

@@ -19,14 +19,22 @@ const PLACEHOLDER = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 const NOT_CONSOLE = /^\/(api|deb|rpm|metrics|remotes|\.well-known)(\/|$)/;
 
 /**
+ * A file the build would have made (the build's folder, or a name with an extension): when
+ * it is missing the answer is 404, never index.html, which a browser would run as script
+ * ("Unexpected token '<'"). Client routes have no extension.
+ */
+const BUILT_FILE = /^\/static\/|\.[A-Za-z0-9]+$/;
+
+/**
  * Serves the built console in single-node mode: the shell at `/` with SPA fallback to
- * its index.html, and each remote's build at `/remotes/<name>/`.
+ * its index.html, and each remote's build at `/remotes/<name>/`. Files are looked up per
+ * request, so a rebuild while the server runs is served as it is.
  */
 export async function consolePlugin(app: FastifyInstance, options: { frontendsDir: string }) {
   const shellDist = join(options.frontendsDir, 'shell', 'dist');
   const hasShell = existsSync(join(shellDist, 'index.html'));
   if (hasShell) {
-    await app.register(fastifyStatic, { root: shellDist, prefix: '/', wildcard: false, index: false, setHeaders: cacheHeaders });
+    await app.register(fastifyStatic, { root: shellDist, prefix: '/', index: false, setHeaders: cacheHeaders });
   }
   const remotes = existsSync(options.frontendsDir)
     ? readdirSync(options.frontendsDir).filter((name) => name !== 'shell' && existsSync(join(options.frontendsDir, name, 'dist')))
@@ -48,7 +56,7 @@ export async function consolePlugin(app: FastifyInstance, options: { frontendsDi
   app.get('/', { schema: { hide: true } }, (_request, reply) => serveIndex(reply));
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
-    if ((request.method === 'GET' || request.method === 'HEAD') && !NOT_CONSOLE.test(path)) return serveIndex(reply);
+    if ((request.method === 'GET' || request.method === 'HEAD') && !NOT_CONSOLE.test(path) && !BUILT_FILE.test(path)) return serveIndex(reply);
     return sendError(reply, 404, `No route for ${request.method} ${path}`);
   });
 }

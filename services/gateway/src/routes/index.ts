@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayOptions } from '../app';
 import { authRoutes, wellKnownRoutes } from './auth.routes';
 import { installScriptsRoutes } from './install-scripts.routes';
+import { keysRoutes } from './keys.routes';
 import { packagesRoutes } from './packages.routes';
 import { repositoriesRoutes } from './repositories.routes';
 import { snippetsRoutes } from './snippets.routes';
@@ -12,7 +13,7 @@ import { userRoutes } from './user.routes';
 import { workspacesRoutes } from './workspaces.routes';
 
 /** Routes under `/api/v1`, behind bearer auth. */
-export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [workspacesRoutes, repositoriesRoutes, usageRoutes, tokensRoutes, userRoutes, snippetsRoutes, packagesRoutes, uploadRoutes];
+export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [workspacesRoutes, repositoriesRoutes, usageRoutes, tokensRoutes, userRoutes, snippetsRoutes, keysRoutes, packagesRoutes, uploadRoutes];
 
 /** Routes under `/api` that need no bearer token (sign-in, install scripts). */
 export const PUBLIC_API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [authRoutes, installScriptsRoutes];

@@ -20,6 +20,7 @@ export const installScriptsRoutes: FastifyPluginAsync<GatewayOptions> = async (p
         params: Type.Object({ product: Type.Union([Type.Literal('deb'), Type.Literal('rpm')]) }),
         querystring: Type.Object({
           repo: Type.String({ minLength: 1, description: 'repository id' }),
+          distro: Type.Optional(Type.String({ description: 'DEB: the distro of the codename, when several publish it (a repository\'s own codename such as stable)' })),
           codename: Type.Optional(Type.String({ description: 'DEB: the suite; default: the machine\'s own codename' })),
           component: Type.Optional(Type.String({ description: 'DEB: default the repository\'s component' })),
         }),
@@ -31,6 +32,7 @@ export const installScriptsRoutes: FastifyPluginAsync<GatewayOptions> = async (p
         {
           repositoryId: request.query.repo,
           product: request.params.product,
+          distro: request.query.distro ?? '',
           codename: request.query.codename ?? '',
           component: request.query.component ?? '',
           origin: `${request.protocol}://${request.host}`,

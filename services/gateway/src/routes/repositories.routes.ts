@@ -16,7 +16,7 @@ export const RepositorySchema = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
-const toJson = ({ ownerId: _ownerId, workspaceSlug: _slug, ...repository }: Repository) => ({ ...repository, kind: repository.kind as 'DEB' | 'RPM' });
+export const toJson = ({ ownerId: _ownerId, workspaceSlug: _slug, ...repository }: Repository) => ({ ...repository, kind: repository.kind as 'DEB' | 'RPM' });
 const InWorkspace = Type.Object({ workspaceId: Type.String() });
 const RepositoryPath = Type.Object({ workspaceId: Type.String(), id: Type.String() });
 

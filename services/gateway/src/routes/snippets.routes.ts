@@ -14,10 +14,18 @@ const SnippetsSchema = Type.Object({
     makeExecutable: Type.String(),
     runInstaller: Type.String(),
   }),
+  distributions: Type.Array(
+    Type.Object({ distro: Type.String(), version: Type.String(), packageCount: Type.Integer() }),
+    { description: 'the distributions whose published index holds packages: the repository\'s own codename first, then the upload list\'s order' },
+  ),
+  distro: Type.String({ description: 'DEB: the distro the texts use; empty for RPM' }),
+  codename: Type.String({ description: 'DEB: the suite the texts use; empty for RPM' }),
+  component: Type.String({ description: 'DEB: the component the texts use; empty for RPM' }),
 });
 
 const SnippetsQuery = Type.Object({
-  codename: Type.Optional(Type.String({ description: 'DEB: noble, jammy, focal, bookworm, bullseye (default: the repository\'s, else noble)' })),
+  distro: Type.Optional(Type.String({ description: 'DEB: the distro of the codename, when several publish it (a repository\'s own codename such as stable)' })),
+  codename: Type.Optional(Type.String({ description: 'DEB: a codename of distributions (default: where the packages are, the repository\'s own codename first; before the first upload the repository\'s, else noble)' })),
   component: Type.Optional(Type.String({ description: 'DEB: main, contrib, non-free (default: the repository\'s, else main)' })),
   token: Type.Optional(Type.String({ description: 'put into the commands instead of the placeholder YOUR_TOKEN' })),
 });
@@ -41,6 +49,7 @@ export const snippetsRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, 
       const snippets = await delivery.getSnippets(
         {
           repositoryId: request.params.id,
+          distro: request.query.distro ?? '',
           codename: request.query.codename ?? '',
           component: request.query.component ?? '',
           token: request.query.token ?? '',

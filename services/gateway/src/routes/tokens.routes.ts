@@ -78,9 +78,20 @@ export const tokensRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { 
 
   app.get(
     '/repos/:id/tokens/:tokenId/reveal',
-    { schema: { tags: repoTags, security, params: RepoTokenPath, response: { 200: Type.Object({ token: Type.String() }) } } },
-    async (request) => {
+    {
+      // a secret: for the signed-in user or a token that may manage tokens anyway
+      config: { scope: 'admin' },
+      schema: {
+        tags: repoTags,
+        security,
+        description: 'The value of a repository token, for a signed-in user or an account token with the admin scope. Revoking that account token revokes the repository tokens it revealed.',
+        params: RepoTokenPath,
+        response: { 200: Type.Object({ token: Type.String() }) },
+      },
+    },
+    async (request, reply) => {
       const { token } = await tokens.revealRepoToken({ repositoryId: request.params.id, tokenId: request.params.tokenId }, { caller: request.caller });
+      reply.header('cache-control', 'no-store');
       return { token };
     },
   );

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import busboy from 'busboy';
 import type { FastifyPluginAsync } from 'fastify';
@@ -12,7 +13,8 @@ import type { GatewayOptions } from '../app';
 import { PackageSchema, toPackageJson } from './packages.routes';
 
 /** where the gateway stages an upload until artifact claims it (and removes it) */
-const stagingKey = () => `staging/${randomUUID()}`;
+export const STAGING_PREFIX = 'staging/';
+const stagingKey = () => `${STAGING_PREFIX}${randomUUID()}`;
 
 /** `?wait=published` waits this long in total, in calls shorter than the gRPC deadline */
 const PUBLICATION_WAIT_MS = 30_000;
@@ -26,45 +28,90 @@ interface ReceivedForm {
   staged: boolean;
 }
 
+const NOT_MULTIPART = 'The upload must be a multipart/form-data body with a "file" part';
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /**
  * Streams the multipart body: the `file` part goes straight into the blob store's staging
- * area with the size limit enforced while it flows (so at most one chunk is in memory),
- * the `distribution` field is kept whether it comes before or after the file.
+ * area with the size limit enforced while it flows (so at most one chunk is in memory);
+ * the `distribution` field may come before or after the file. Exactly one of each: a
+ * second one is refused rather than silently dropped.
+ *
+ * Settles in every case, and only once the staging put has settled, so the caller's
+ * delete of the key comes last: a client that goes away mid-body, a malformed body or a
+ * refused part each end the staged stream with an error, which makes the store drop its
+ * temporary file and descriptor.
  */
 function receiveForm(raw: IncomingMessage, blobs: BlobStore, key: string, maxBytes: number): Promise<ReceivedForm> {
   return new Promise((resolve, reject) => {
     let form: busboy.Busboy;
     try {
-      form = busboy({ headers: raw.headers, limits: { files: 1, fields: 8, fieldSize: 1024, parts: 16, fileSize: maxBytes + 1 } });
+      form = busboy({ headers: raw.headers, limits: { fields: 8, fieldSize: 1024, parts: 16, fileSize: maxBytes + 1 } });
     } catch {
-      reject(invalid('PACKYARD_UPLOAD_NOT_MULTIPART', 'The upload must be a multipart/form-data body with a "file" part'));
+      reject(invalid('PACKYARD_UPLOAD_NOT_MULTIPART', NOT_MULTIPART));
       return;
     }
     let filename: string | undefined;
-    let distribution = '';
+    let distribution: string | undefined;
+    let file: Readable | undefined;
     let staging: Promise<unknown> | undefined;
+    let settled = false;
     const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
       // stop parsing and let the rest of the body drain, so the client reads the answer
       raw.unpipe(form);
       raw.resume();
-      reject(error);
+      // with an error, so the store's pipeline fails even when it has not started reading yet
+      // (an ended stream destroyed without one leaves a pipeline waiting for ever); the
+      // listener keeps a stream the store has finished with from throwing it
+      file?.on('error', () => undefined).destroy(new Error('upload refused'));
+      void (staging ?? Promise.resolve()).catch(() => undefined).then(() => reject(error));
     };
+    const refuse = (code: string, message: string) => fail(invalid(code, message));
     form.on('file', (name, stream, info) => {
-      if (name !== 'file' || staging) {
+      if (name !== 'file') {
         stream.resume();
         return;
       }
+      if (file) {
+        stream.resume();
+        return refuse('PACKYARD_UPLOAD_TWO_FILES', 'Exactly one "file" part is allowed');
+      }
+      if (CONTROL_CHARACTER.test(info.filename ?? '')) {
+        stream.resume();
+        return refuse('PACKYARD_UPLOAD_BAD_FILENAME', 'The file name must not contain control characters');
+      }
       filename = info.filename ?? '';
+      file = stream;
       staging = blobs.put(key, stream, { maxBytes, contentType: 'application/octet-stream', durable: false });
       staging.catch(fail);
     });
     form.on('field', (name, value) => {
-      if (name === 'distribution') distribution = value;
+      if (name !== 'distribution') return;
+      if (distribution !== undefined) return refuse('PACKYARD_UPLOAD_TWO_DISTRIBUTIONS', 'Exactly one "distribution" field is allowed');
+      distribution = value;
     });
-    form.on('error', fail);
+    const tooManyParts = () => refuse('PACKYARD_UPLOAD_TOO_MANY_PARTS', 'The upload has more parts than "file" and "distribution" need');
+    form.on('partsLimit', tooManyParts);
+    form.on('fieldsLimit', tooManyParts);
+    form.on('error', (error: Error) => refuse('PACKYARD_UPLOAD_MALFORMED', `Malformed multipart body: ${error.message}`));
     form.on('close', () => {
-      if (!staging) return resolve({ filename, distribution, staged: false });
-      staging.then(() => resolve({ filename, distribution, staged: true }), fail);
+      if (settled) return;
+      if (!staging) {
+        settled = true;
+        return resolve({ filename, distribution: distribution ?? '', staged: false });
+      }
+      staging.then(() => {
+        if (settled) return;
+        settled = true;
+        resolve({ filename, distribution: distribution ?? '', staged: true });
+      }, fail);
+    });
+    // a client gone mid-body ends nothing by itself: the file stream would wait for ever
+    raw.on('close', () => {
+      if (!raw.complete) fail(invalid('PACKYARD_UPLOAD_ABORTED', 'The upload was cut off before its end'));
     });
     raw.pipe(form);
   });
@@ -121,7 +168,7 @@ export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { 
   app.post(
     '/workspaces/:workspaceId/repos/:repoId/upload',
     {
-      config: { scope: 'publish' },
+      config: { scope: 'publish', longBody: true },
       schema: {
         tags: ['packages'],
         security: [{ bearer: [] }],
@@ -147,6 +194,10 @@ export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { 
         throw error;
       }
       if (!form.staged) throw invalid('PACKYARD_UPLOAD_FILE_REQUIRED', 'A package file is required (multipart part "file")');
+      // the body is in: checking and publishing may be quiet for a while, and that is not the client idling
+      const { socket } = request.raw;
+      socket.setTimeout(0);
+      reply.raw.once('finish', () => socket.setTimeout(app.server.timeout));
       // artifact checks extension, distribution and content, and removes the staged file in every case
       const uploaded = await artifact.claimUpload(
         { workspaceId: request.params.workspaceId, repositoryId: request.params.repoId, stagingKey: key, filename: form.filename ?? '', distribution: form.distribution },

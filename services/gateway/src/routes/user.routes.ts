@@ -1,8 +1,13 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { ArtifactServiceDefinition, type Package } from '@packyard/proto/packyard/artifact/v1/artifact';
 import { IdentityServiceDefinition, type UserToken } from '@packyard/proto/packyard/identity/v1/identity';
+import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
+import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import type { GatewayOptions } from '../app';
+import { PackageSchema, toPackageJson } from './packages.routes';
+import { RepositorySchema, toJson as toRepositoryJson } from './repositories.routes';
+import { WorkspaceSchema, toJson as toWorkspaceJson } from './workspaces.routes';
 
 const tags = ['user'];
 const Profile = Type.Object({
@@ -16,6 +21,7 @@ const Profile = Type.Object({
 });
 const ProfileUpdate = Type.Partial(Profile, { description: 'the fields to change; email is accepted only unchanged' });
 const Security = Type.Object({ twoFactorEnabled: Type.Boolean(), lastPasswordChange: Type.Union([Type.String(), Type.Null()]) });
+const TwoFactorCode = Type.Object({ code: Type.String({ description: 'a code from the authenticator app, or a recovery code' }) });
 const PasswordChange = Type.Object({ currentPassword: Type.String(), newPassword: Type.String() });
 const SessionResponse = Type.Object({
   idToken: Type.String(),
@@ -30,8 +36,29 @@ const UserTokenResponse = Type.Object({
   createdAt: Type.String(),
   lastUsed: Type.Union([Type.String(), Type.Null()]),
 });
-const CreatedUserToken = Type.Composite([UserTokenResponse, Type.Object({ token: Type.String({ description: 'shown once' }) })]);
+const CreatedUserToken = Type.Object({ ...UserTokenResponse.properties, token: Type.String({ description: 'shown once' }) });
 const CreateUserToken = Type.Object({ name: Type.String(), scopes: Type.Array(Type.String()) });
+
+const SignInSession = Type.Object({
+  id: Type.String(),
+  userAgent: Type.String({ description: 'the browser or client the session was last used from' }),
+  clientIp: Type.String({ description: 'the address the session was last used from' }),
+  createdAt: Type.String(),
+  lastUsedAt: Type.String(),
+  current: Type.Boolean({ description: 'the session this request is made from' }),
+});
+
+/** the artifact module's largest page */
+const EXPORT_PAGE_SIZE = 100;
+const ExportedPackage = Type.Object({ ...PackageSchema.properties, sha256: Type.String() });
+const DataExport = Type.Object({
+  exportedAt: Type.String({ format: 'date-time' }),
+  profile: Profile,
+  apiKeys: Type.Array(UserTokenResponse, { description: 'names and scopes only: key values are never stored' }),
+  workspaces: Type.Array(
+    Type.Object({ ...WorkspaceSchema.properties, repositories: Type.Array(Type.Object({ ...RepositorySchema.properties, packages: Type.Array(ExportedPackage) })) }),
+  ),
+});
 
 const toUserToken = (token: UserToken) => ({ id: token.id, name: token.name, scopes: token.scopes, createdAt: token.createdAt, lastUsed: token.lastUsed || null });
 
@@ -39,6 +66,9 @@ const toUserToken = (token: UserToken) => ({ id: token.id, name: token.name, sco
 export async function userRoutes(parent: FastifyInstance, options: GatewayOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const identity = options.clients.client(IdentityServiceDefinition, 'identity');
+  const workspaces = options.clients.client(WorkspaceServiceDefinition, 'workspace');
+  const repositories = options.clients.client(RepositoryServiceDefinition, 'repository');
+  const artifact = options.clients.client(ArtifactServiceDefinition, 'artifact');
 
   app.get('/user/profile', { schema: { tags, summary: 'The user profile', response: { 200: Profile } } }, async (request) =>
     identity.getProfile({}, { caller: request.caller }),
@@ -46,6 +76,56 @@ export async function userRoutes(parent: FastifyInstance, options: GatewayOption
 
   app.put('/user/profile', { schema: { tags, summary: 'Change profile settings', body: ProfileUpdate, response: { 200: Profile } } }, async (request) =>
     identity.updateProfile(request.body, { caller: request.caller }),
+  );
+
+  app.delete(
+    '/user',
+    {
+      schema: {
+        tags,
+        summary: 'Delete the account: its workspaces, repositories and tokens go with it, every session ends',
+        body: Type.Object({ confirmation: Type.String({ description: 'the password; for an account without one (Google sign-in only), its e-mail address' }) }),
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      await identity.deleteAccount({ confirmation: request.body.confirmation }, { caller: request.caller });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/user/two-factor/setup',
+    {
+      schema: {
+        tags,
+        summary: 'Start enabling two-factor authentication: a new TOTP secret (RFC 6238) for an authenticator app, pending for 10 minutes',
+        response: { 200: Type.Object({ secret: Type.String({ description: 'base32' }), otpauthUri: Type.String() }) },
+      },
+    },
+    async (request) => identity.setupTwoFactor({}, { caller: request.caller }),
+  );
+
+  app.post(
+    '/user/two-factor/enable',
+    {
+      schema: {
+        tags,
+        summary: 'Enable two-factor authentication with a code made from the pending secret; answers the recovery codes, shown only here',
+        body: TwoFactorCode,
+        response: { 200: Type.Object({ recoveryCodes: Type.Array(Type.String()) }) },
+      },
+    },
+    async (request) => ({ recoveryCodes: (await identity.enableTwoFactor({ code: request.body.code }, { caller: request.caller })).codes }),
+  );
+
+  app.post(
+    '/user/two-factor/disable',
+    { schema: { tags, summary: 'Disable two-factor authentication with a current code or a recovery code', body: TwoFactorCode, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      await identity.disableTwoFactor({ code: request.body.code }, { caller: request.caller });
+      return reply.code(204).send(null);
+    },
   );
 
   app.get('/user/security', { schema: { tags, summary: 'Two-factor state and the last password change', response: { 200: Security } } }, async (request) => {
@@ -59,6 +139,69 @@ export async function userRoutes(parent: FastifyInstance, options: GatewayOption
     async (request) => {
       const session = await identity.changePassword(request.body, { caller: request.caller });
       return { ...session, user: session.user! };
+    },
+  );
+
+  app.get(
+    '/user/sessions',
+    { schema: { tags, summary: 'The signed-in sessions (devices) of the account, most recently used first', response: { 200: Type.Array(SignInSession) } } },
+    async (request) => (await identity.listSessions({}, { caller: request.caller })).sessions,
+  );
+
+  app.delete(
+    '/user/sessions/:id',
+    { schema: { tags, summary: 'Sign out one session (its refresh token stops working)', params: Type.Object({ id: Type.String() }), response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      await identity.revokeSession({ id: request.params.id }, { caller: request.caller });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/user/sessions',
+    { schema: { tags, summary: 'Sign out every session but the current one', response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      await identity.revokeOtherSessions({}, { caller: request.caller });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/user/export',
+    {
+      schema: {
+        tags,
+        summary: "Export Data: the profile, API key names, and every workspace with its repositories and their packages' metadata, as a JSON download",
+        response: { 200: DataExport },
+      },
+    },
+    async (request, reply) => {
+      const call = { caller: request.caller };
+      const allPackages = async (workspaceId: string, repositoryId: string) => {
+        const packages: Package[] = [];
+        for (let page = 0; ; page++) {
+          const { items, total } = await artifact.listPackages({ workspaceId, repositoryId, q: '', page, size: EXPORT_PAGE_SIZE }, call);
+          packages.push(...items);
+          if (items.length === 0 || packages.length >= total) return packages;
+        }
+      };
+      const [profile, keys, { workspaces: owned }] = await Promise.all([identity.getProfile({}, call), identity.listUserTokens({}, call), workspaces.listWorkspaces({}, call)]);
+      // one workspace after another: an export is rare, and it must not crowd out the console's own calls
+      const exported = [];
+      for (const workspace of owned) {
+        const { repositories: repos } = await repositories.listRepositories({ workspaceId: workspace.id }, call);
+        const withPackages = [];
+        for (const repository of repos) {
+          const packages = await allPackages(workspace.id, repository.id);
+          withPackages.push({ ...toRepositoryJson(repository), packages: packages.map((item) => ({ ...toPackageJson(item), sha256: item.sha256 })) });
+        }
+        exported.push({ ...toWorkspaceJson(workspace), repositories: withPackages });
+      }
+      const exportedAt = new Date().toISOString();
+      return reply
+        .header('content-disposition', `attachment; filename="packyard-export-${exportedAt.slice(0, 10)}.json"`)
+        .header('cache-control', 'no-store')
+        .send({ exportedAt, profile, apiKeys: keys.tokens.map(toUserToken), workspaces: exported });
     },
   );
 

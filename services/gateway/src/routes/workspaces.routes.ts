@@ -14,7 +14,7 @@ export const WorkspaceSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
-const toJson = ({ ownerId: _ownerId, ...workspace }: Workspace) => workspace;
+export const toJson = ({ ownerId: _ownerId, ...workspace }: Workspace) => workspace;
 const WorkspaceId = Type.Object({ id: Type.String() });
 
 /** `/v1/workspaces`: the caller's workspaces (spec §7). */

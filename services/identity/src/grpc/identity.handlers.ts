@@ -17,7 +17,7 @@ const toUserToken = (token: StoredUserToken & { lastUsed: string | null }): User
 export const identityHandlers = (accounts: Accounts, metrics: IdentityMetrics): ServiceImplementation<typeof IdentityServiceDefinition, CallerContext> => ({
   register: (request) => metrics.signIn('register', () => accounts.register(request)),
   login: (request) => metrics.signIn('password', () => accounts.login(request)),
-  refresh: (request) => metrics.signIn('refresh', () => accounts.refresh(request.refreshToken)),
+  refresh: (request) => metrics.signIn('refresh', () => accounts.refresh(request.refreshToken, request)),
   logout: async (request) => {
     await accounts.logout(request.refreshToken);
     return {};
@@ -42,4 +42,39 @@ export const identityHandlers = (accounts: Accounts, metrics: IdentityMetrics): 
     return {};
   },
   validateUserToken: (request) => accounts.validateToken(request.token),
+  getSignInOptions: async () => accounts.signInOptions(),
+  listSessions: async (_request, { caller }) => ({
+    sessions: (await accounts.sessions(caller)).map((entry) => ({
+      ...entry,
+      createdAt: new Date(entry.createdAt).toISOString(),
+      lastUsedAt: new Date(entry.lastUsedAt).toISOString(),
+    })),
+  }),
+  revokeSession: async (request, { caller }) => {
+    await accounts.revokeSession(caller, request.id);
+    return {};
+  },
+  revokeOtherSessions: async (_request, { caller }) => {
+    await accounts.revokeOtherSessions(caller);
+    return {};
+  },
+  completeTwoFactorLogin: (request) => metrics.signIn('two-factor', () => accounts.completeTwoFactorLogin(request)),
+  setupTwoFactor: (_request, { caller }) => accounts.setupTwoFactor(caller),
+  enableTwoFactor: async (request, { caller }) => ({ codes: await accounts.enableTwoFactor(caller, request.code) }),
+  disableTwoFactor: async (request, { caller }) => {
+    await accounts.disableTwoFactor(caller, request.code);
+    return {};
+  },
+  requestPasswordReset: async (request) => {
+    await accounts.requestPasswordReset(request);
+    return {};
+  },
+  resetPassword: async (request) => {
+    await accounts.resetPassword(request);
+    return {};
+  },
+  deleteAccount: async (request, { caller }) => {
+    await accounts.deleteAccount(caller, request.confirmation);
+    return {};
+  },
 });

@@ -11,7 +11,8 @@ const ALG = 'ES256';
 const SEAL_CONTEXT = 'identity/id-token-signing-key';
 
 export interface IdTokenSigner {
-  sign(user: { id: string; email: string }): Promise<string>;
+  /** `sessionId` (claim `sid`) names the sign-in session, so the session list can mark the caller's own */
+  sign(user: { id: string; email: string }, sessionId: string): Promise<string>;
   /** the public JWKS (RFC 7517) */
   jwks(): { keys: JWK[] };
 }
@@ -38,8 +39,8 @@ export async function loadIdTokenSigner(events: EventStore, secrets: SecretBox):
   const publicJwk: JWK = { ...(state.publicJwk as JWK), kid, alg: ALG, use: 'sig' };
 
   return {
-    sign: (user) =>
-      new SignJWT({ email: user.email })
+    sign: (user, sessionId) =>
+      new SignJWT({ email: user.email, sid: sessionId })
         .setProtectedHeader({ alg: ALG, kid, typ: 'JWT' })
         .setIssuer(ID_TOKEN_ISSUER)
         .setAudience(ID_TOKEN_AUDIENCE)

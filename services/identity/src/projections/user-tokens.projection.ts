@@ -1,5 +1,5 @@
 import type { Projection } from '@packyard/platform';
-import type { UserTokenCreated, UserTokenDeleted } from '../user/user.events';
+import type { UserDeleted, UserTokenCreated, UserTokenDeleted } from '../user/user.events';
 
 /** a user API key by the SHA-256 of its value: how a presented key is found */
 export interface UserTokenDocument {
@@ -21,6 +21,8 @@ export const userTokensProjection: Projection = {
       await tokens.upsert({ id: tokenHash, tokenId, userId, scopes });
     } else if (event.type === 'UserTokenDeleted') {
       await tokens.deleteMany({ tokenId: (event.data as UserTokenDeleted['data']).tokenId });
+    } else if (event.type === 'UserDeleted') {
+      await tokens.deleteMany({ userId: (event.data as UserDeleted['data']).userId });
     }
   },
 };

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { unauthenticated, type ReadModelStore } from '@packyard/platform';
+import { notFound, unauthenticated, type ReadModelStore } from '@packyard/platform';
 
 /**
  * Refresh tokens live in a small store of identity (a collection beside its read models,
@@ -10,6 +10,9 @@ import { unauthenticated, type ReadModelStore } from '@packyard/platform';
  * Every sign-in starts a family; each refresh spends the presented token and issues the
  * next one of the family. A spent token presented again means it was copied: the whole
  * family is revoked (OAuth 2.0 Security BCP, refresh token rotation).
+ *
+ * A family is what the user sees as a signed-in session ("View Sessions"): the device
+ * (user agent) and address it was last used from, when it started and was last used.
  */
 interface RefreshTokenDoc {
   id: string;
@@ -24,7 +27,30 @@ interface RefreshFamilyDoc {
   userId: string;
   createdAt: number;
   revokedAt: number | null;
+  /** absent in families started before sessions were listed */
+  lastUsedAt?: number;
+  userAgent?: string;
+  clientIp?: string;
 }
+
+/** where a sign-in or refresh comes from */
+export interface Device {
+  userAgent: string;
+  clientIp: string;
+}
+
+export interface SignInSession {
+  id: string;
+  userAgent: string;
+  clientIp: string;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+const NO_DEVICE: Device = { userAgent: '', clientIp: '' };
+/** a user agent is shown, not parsed: a bounded copy is enough */
+const USER_AGENT_MAX = 512;
+const describeDevice = (device: Device) => ({ userAgent: device.userAgent.slice(0, USER_AGENT_MAX), clientIp: device.clientIp });
 
 const TOKEN_PREFIX = 'pyd_rf_';
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600_000;
@@ -49,10 +75,10 @@ export class RefreshTokenStore {
   }
 
   /** a new family, for a sign-in */
-  async start(userId: string, now = Date.now()): Promise<string> {
+  async start(userId: string, device: Device = NO_DEVICE, now = Date.now()): Promise<{ refreshToken: string; sessionId: string }> {
     const familyId = randomUUID();
-    await this.families.upsert({ id: familyId, userId, createdAt: now, revokedAt: null });
-    return this.issueIn(familyId, userId, now);
+    await this.families.upsert({ id: familyId, userId, createdAt: now, revokedAt: null, lastUsedAt: now, ...describeDevice(device) });
+    return { refreshToken: await this.issueIn(familyId, userId, now), sessionId: familyId };
   }
 
   private serially<T>(familyId: string, work: () => Promise<T>): Promise<T> {
@@ -67,7 +93,7 @@ export class RefreshTokenStore {
   }
 
   /** spends `token` and returns its successor */
-  async rotate(token: string, now = Date.now()): Promise<{ userId: string; refreshToken: string }> {
+  async rotate(token: string, device: Device = NO_DEVICE, now = Date.now()): Promise<{ userId: string; refreshToken: string; sessionId: string }> {
     const found = await this.tokens.get(hashOf(token));
     if (!found) throw unauthenticated('Invalid or expired refresh token');
     return this.serially(found.familyId, async () => {
@@ -81,7 +107,10 @@ export class RefreshTokenStore {
         throw unauthenticated('Refresh token was already used; the session has been signed out');
       }
       await this.tokens.upsert({ ...current, spentAt: now });
-      return { userId: current.userId, refreshToken: await this.issueIn(current.familyId, current.userId, now) };
+      // an empty device (a caller that did not say) keeps what the family knew
+      const seen = Object.fromEntries(Object.entries(describeDevice(device)).filter(([, value]) => value !== ''));
+      await this.families.upsert({ ...family, lastUsedAt: now, ...seen });
+      return { userId: current.userId, refreshToken: await this.issueIn(current.familyId, current.userId, now), sessionId: family.id };
     });
   }
 
@@ -92,10 +121,37 @@ export class RefreshTokenStore {
     if (family) await this.serially(family.id, () => this.revokeFamily(family, now));
   }
 
-  /** signs out every session of a user (after a password change) */
-  async revokeAll(userId: string, now = Date.now()) {
+  /** what a session of `userId` was last used from (to carry it over to the session that replaces it) */
+  async deviceOf(userId: string, sessionId: string | undefined): Promise<Device> {
+    const family = sessionId ? await this.families.get(sessionId) : undefined;
+    return family?.userId === userId ? { userAgent: family.userAgent ?? '', clientIp: family.clientIp ?? '' } : NO_DEVICE;
+  }
+
+  /** the user's sessions that can still refresh, most recently used first */
+  async list(userId: string, now = Date.now()): Promise<SignInSession[]> {
+    return (await this.families.find({ userId, revokedAt: null }))
+      .map((family) => ({
+        id: family.id,
+        userAgent: family.userAgent ?? '',
+        clientIp: family.clientIp ?? '',
+        createdAt: family.createdAt,
+        lastUsedAt: family.lastUsedAt ?? family.createdAt,
+      }))
+      .filter((session) => session.lastUsedAt + REFRESH_TOKEN_TTL_MS > now)
+      .sort((a, b) => b.lastUsedAt - a.lastUsedAt);
+  }
+
+  /** signs out one session of the user; another user's session is not found, as an unknown one */
+  async revokeSession(userId: string, sessionId: string, now = Date.now()) {
+    const family = await this.families.get(sessionId);
+    if (!family || family.userId !== userId || family.revokedAt !== null) throw notFound('PACKYARD_IDENTITY_SESSION_NOT_FOUND', 'Session not found');
+    await this.serially(family.id, () => this.revokeFamily(family, now));
+  }
+
+  /** signs out every session of a user (after a password change), or every one but `keep` */
+  async revokeAll(userId: string, keep?: string, now = Date.now()) {
     for (const family of await this.families.find({ userId, revokedAt: null })) {
-      await this.serially(family.id, () => this.revokeFamily(family, now));
+      if (family.id !== keep) await this.serially(family.id, () => this.revokeFamily(family, now));
     }
   }
 

@@ -16,7 +16,23 @@ export type ChangePassword = { type: 'ChangePassword'; passwordHash: string; at:
 export type UpdateProfile = { type: 'UpdateProfile'; changes: Partial<ProfileSettings> & { email?: string }; at: string };
 export type CreateUserToken = { type: 'CreateUserToken'; tokenId: string; name: string; scopes: string[]; tokenHash: string; at: string };
 export type DeleteUserToken = { type: 'DeleteUserToken'; tokenId: string; at: string };
-export type UserCommand = RegisterUser | LinkIdentity | ChangePassword | UpdateProfile | CreateUserToken | DeleteUserToken;
+/** the caller has confirmed it (password, or e-mail for an account without one): checked before, with the hash */
+export type DeleteAccount = { type: 'DeleteAccount'; at: string };
+/** the code that confirms it was checked before, against the pending secret */
+export type EnableTwoFactor = { type: 'EnableTwoFactor'; sealedSecret: string; recoveryCodeHashes: string[]; at: string };
+export type DisableTwoFactor = { type: 'DisableTwoFactor'; at: string };
+export type UseRecoveryCode = { type: 'UseRecoveryCode'; codeHash: string; at: string };
+export type UserCommand =
+  | RegisterUser
+  | LinkIdentity
+  | ChangePassword
+  | UpdateProfile
+  | CreateUserToken
+  | DeleteUserToken
+  | EnableTwoFactor
+  | DisableTwoFactor
+  | UseRecoveryCode
+  | DeleteAccount;
 
 export interface UserToken {
   id: string;
@@ -28,6 +44,8 @@ export interface UserToken {
 
 export type UserState =
   | { status: 'unregistered' }
+  /** the address may register again: a new account, nothing of the old one */
+  | { status: 'deleted'; userId: string }
   | {
       status: 'registered';
       userId: string;
@@ -39,6 +57,8 @@ export type UserState =
       identities: { issuer: string; subject: string }[];
       profile: ProfileSettings;
       tokens: UserToken[];
+      /** null while sign-in asks for the password only */
+      twoFactor: { sealedSecret: string; recoveryCodeHashes: string[] } | null;
     };
 
 const NAME_MAX = 100;
@@ -111,6 +131,18 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
           throw notFound('PACKYARD_IDENTITY_USER_TOKEN_NOT_FOUND', 'API key not found');
         }
         return [{ type: 'UserTokenDeleted', data: { userId, tokenId: command.tokenId, at: command.at } }];
+      case 'EnableTwoFactor':
+        if (state.twoFactor) throw conflict('PACKYARD_IDENTITY_TWO_FACTOR_ENABLED', 'Two-factor authentication is already enabled');
+        return [{ type: 'TwoFactorEnabled', data: { userId, sealedSecret: command.sealedSecret, recoveryCodeHashes: command.recoveryCodeHashes, at: command.at } }];
+      case 'DisableTwoFactor':
+        if (!state.twoFactor) throw conflict('PACKYARD_IDENTITY_TWO_FACTOR_DISABLED', 'Two-factor authentication is not enabled');
+        return [{ type: 'TwoFactorDisabled', data: { userId, at: command.at } }];
+      case 'UseRecoveryCode':
+        // each code works once
+        if (!state.twoFactor?.recoveryCodeHashes.includes(command.codeHash)) throw invalid('PACKYARD_IDENTITY_TWO_FACTOR_CODE_INVALID', 'Invalid authentication code');
+        return [{ type: 'RecoveryCodeUsed', data: { userId, codeHash: command.codeHash, at: command.at } }];
+      case 'DeleteAccount':
+        return [{ type: 'UserDeleted', data: { userId, deletedAt: command.at } }];
       default:
         return assertNever(command);
     }
@@ -119,7 +151,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   evolve(state, event) {
     if (event.type === 'UserRegistered') {
       const { userId, email, registeredAt } = event.data;
-      return { status: 'registered', userId, email, registeredAt, passwordHash: null, passwordChangedAt: null, identities: [], profile: DEFAULT_PROFILE, tokens: [] };
+      return { status: 'registered', userId, email, registeredAt, passwordHash: null, passwordChangedAt: null, identities: [], profile: DEFAULT_PROFILE, tokens: [], twoFactor: null };
     }
     if (state.status !== 'registered') return state;
     switch (event.type) {
@@ -137,6 +169,16 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       }
       case 'UserTokenDeleted':
         return { ...state, tokens: state.tokens.filter((token) => token.id !== event.data.tokenId) };
+      case 'TwoFactorEnabled':
+        return { ...state, twoFactor: { sealedSecret: event.data.sealedSecret, recoveryCodeHashes: event.data.recoveryCodeHashes } };
+      case 'TwoFactorDisabled':
+        return { ...state, twoFactor: null };
+      case 'RecoveryCodeUsed':
+        return state.twoFactor
+          ? { ...state, twoFactor: { ...state.twoFactor, recoveryCodeHashes: state.twoFactor.recoveryCodeHashes.filter((hash) => hash !== event.data.codeHash) } }
+          : state;
+      case 'UserDeleted':
+        return { status: 'deleted', userId: state.userId };
       default:
         return assertNever(event);
     }

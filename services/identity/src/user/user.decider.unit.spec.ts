@@ -95,4 +95,47 @@ describe('user decider', () => {
         .thenThrows('API key not found');
     });
   });
+
+  describe('DeleteAccount', () => {
+    const deleted: UserEvent = { type: 'UserDeleted', data: { userId, deletedAt: later } };
+    it('records the deletion for the other contexts', () =>
+      spec.given([...registered, tokenCreated]).when({ type: 'DeleteAccount', at: later }).then([deleted]));
+
+    it('leaves nothing of the account to act on', () => {
+      spec.given([...registered, deleted]).when({ type: 'DeleteAccount', at: later }).thenThrows('User not found');
+      spec.given([...registered, deleted]).when({ type: 'CreateUserToken', tokenId: 't', name: 'ci', scopes: ['read'], tokenHash: 'h', at }).thenThrows('User not found');
+    });
+
+    it('lets the address register again as a new account', () =>
+      spec
+        .given([...registered, tokenCreated, deleted])
+        .when({ type: 'RegisterUser', userId, email, passwordHash: '$argon2id$fresh', at: later })
+        .then([
+          { type: 'UserRegistered', data: { userId, email, registeredAt: later, method: 'password' } },
+          { type: 'PasswordSet', data: { userId, passwordHash: '$argon2id$fresh', at: later } },
+        ]));
+  });
+
+  describe('two-factor authentication', () => {
+    const enabled: UserEvent = { type: 'TwoFactorEnabled', data: { userId, sealedSecret: 'sealed', recoveryCodeHashes: ['r1', 'r2'], at } };
+    it('enables once, with the sealed secret and the hashes of the recovery codes', () => {
+      spec.given(registered).when({ type: 'EnableTwoFactor', sealedSecret: 'sealed', recoveryCodeHashes: ['r1', 'r2'], at }).then([enabled]);
+      spec.given([...registered, enabled]).when({ type: 'EnableTwoFactor', sealedSecret: 'other', recoveryCodeHashes: [], at }).thenThrows('Two-factor authentication is already enabled');
+    });
+
+    it('spends each recovery code once', () => {
+      const used: UserEvent = { type: 'RecoveryCodeUsed', data: { userId, codeHash: 'r1', at: later } };
+      spec.given([...registered, enabled]).when({ type: 'UseRecoveryCode', codeHash: 'r1', at: later }).then([used]);
+      spec.given([...registered, enabled, used]).when({ type: 'UseRecoveryCode', codeHash: 'r1', at: later }).thenThrows('Invalid authentication code');
+      spec.given([...registered, enabled, used]).when({ type: 'UseRecoveryCode', codeHash: 'r2', at: later }).then([{ type: 'RecoveryCodeUsed', data: { userId, codeHash: 'r2', at: later } }]);
+      spec.given(registered).when({ type: 'UseRecoveryCode', codeHash: 'r1', at: later }).thenThrows('Invalid authentication code');
+    });
+
+    it('disables only what is enabled, and the old recovery codes go with it', () => {
+      const disabled: UserEvent = { type: 'TwoFactorDisabled', data: { userId, at: later } };
+      spec.given([...registered, enabled]).when({ type: 'DisableTwoFactor', at: later }).then([disabled]);
+      spec.given(registered).when({ type: 'DisableTwoFactor', at: later }).thenThrows('Two-factor authentication is not enabled');
+      spec.given([...registered, enabled, disabled]).when({ type: 'UseRecoveryCode', codeHash: 'r2', at: later }).thenThrows('Invalid authentication code');
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '@packyard/platform';
-import type { UserRegistered as UserRegisteredData } from '@packyard/proto/packyard/identity/v1/events';
+import type { UserDeleted as UserDeletedData, UserRegistered as UserRegisteredData } from '@packyard/proto/packyard/identity/v1/events';
 
 export const TIMEZONES = ['UTC', 'America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles', 'Europe/London', 'Europe/Paris', 'Asia/Tokyo'] as const;
 export const THEMES = ['system', 'light', 'dark'] as const;
@@ -24,7 +24,7 @@ export const DEFAULT_PROFILE: ProfileSettings = {
   weeklyDigest: true,
 };
 
-/** the one integration event: other contexts learn of new accounts; it carries no secret */
+/** integration: other contexts learn of new accounts; it carries no secret */
 export type UserRegistered = DomainEvent<'UserRegistered', UserRegisteredData>;
 /**
  * Password hashes (argon2id, never the password) are domain events so that the aggregate
@@ -40,8 +40,26 @@ export type UserTokenCreated = DomainEvent<
 >;
 export type UserTokenDeleted = DomainEvent<'UserTokenDeleted', { userId: string; tokenId: string; at: string }>;
 
-export type UserEvent = UserRegistered | PasswordSet | PasswordChanged | IdentityLinked | ProfileUpdated | UserTokenCreated | UserTokenDeleted;
+/** the TOTP secret is sealed with the master key; recovery codes are kept as SHA-256 hashes */
+export type TwoFactorEnabled = DomainEvent<'TwoFactorEnabled', { userId: string; sealedSecret: string; recoveryCodeHashes: string[]; at: string }>;
+export type TwoFactorDisabled = DomainEvent<'TwoFactorDisabled', { userId: string; at: string }>;
+export type RecoveryCodeUsed = DomainEvent<'RecoveryCodeUsed', { userId: string; codeHash: string; at: string }>;
+/** integration: the other contexts delete what the account owned */
+export type UserDeleted = DomainEvent<'UserDeleted', UserDeletedData>;
 
-export const isUserIntegrationEvent = (event: UserEvent) => event.type === 'UserRegistered';
+export type UserEvent =
+  | UserRegistered
+  | PasswordSet
+  | PasswordChanged
+  | IdentityLinked
+  | ProfileUpdated
+  | UserTokenCreated
+  | UserTokenDeleted
+  | TwoFactorEnabled
+  | TwoFactorDisabled
+  | RecoveryCodeUsed
+  | UserDeleted;
+
+export const isUserIntegrationEvent = (event: UserEvent) => event.type === 'UserRegistered' || event.type === 'UserDeleted';
 
 export const userStream = (userId: string) => `user-${userId}`;

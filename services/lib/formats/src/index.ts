@@ -7,6 +7,8 @@ export { GzipBlockCache, type IndexPiece } from './common/gzip-blocks';
 export * from './deb/deb-control.parser';
 export * from './deb/deb.parser';
 export * from './rpm/rpm.parser';
+export { HEADER_MAGIC as RPM_HEADER_MAGIC } from './rpm/rpm-header.reader';
+export { signRpmHeaders } from './rpm/rpm-signature-header';
 export * from './apt/packages-index.writer';
 export * from './apt/release.writer';
 export * from './yum/yum-package.fragments';

@@ -9,8 +9,10 @@ export { debianRoot, freshDebianRoot, runInRoot, aptGet, installWithScript, host
 export * from './clients/rpm-roots';
 export * from './clients/reference-repository';
 export type { CommandResult } from './clients/run-command';
+export { startMailSink, type MailSink, type ReceivedMail } from './clients/mail-sink';
 export * from './given-when-then';
 export * from './contracts/event-store.contract';
 export * from './contracts/event-bus.contract';
 export * from './contracts/blob-store.contract';
 export * from './contracts/read-model-store.contract';
+export * from './wait-for';

@@ -7,6 +7,7 @@ import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/in
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { SigningKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { PUBLISHABLE_PACKAGES } from '../packages/publishable-packages.projection';
 import { toPublishablePackage, type PublishablePackage } from '../packages/publishable-package';
@@ -140,6 +141,11 @@ export class Publisher {
         this.cache.forget(packageId);
         this.mark(repositoryId, distribution);
       }
+    } else if (isInboxEvent(event.stream, 'signing') && event.type === 'SigningKeysChanged') {
+      // a key roll began or its overlap ended: every index is signed again by the keys that sign now
+      const { repositoryId } = event.data as SigningKeysChanged;
+      this.publicKeys.delete(repositoryId);
+      if (this.repositories.has(repositoryId)) this.mark(repositoryId, undefined);
     } else if (event.type === 'RepositoryCreated') {
       const data = event.data as RepositoryCreated;
       this.repositories.set(data.repositoryId, toPublishedRepository({ ...data, id: data.repositoryId }));

@@ -2,3 +2,4 @@ export { generateRepositoryKey, readPrivateKey, publicKeyBinary, SIGNING_CONFIG 
 export type { GeneratedRepositoryKey, RepositoryKeyIdentity } from './repository-key';
 export { clearsign, detachSign } from './metadata-signature';
 export type { SigningOptions } from './metadata-signature';
+export { signRpmHeader } from './rpm-header-signature';

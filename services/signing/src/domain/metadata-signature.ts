@@ -3,7 +3,8 @@ import { SIGNING_CONFIG } from './repository-key';
 
 // Signatures over repository metadata. The index writers produce bytes; these functions only
 // sign them, so InRelease, Release.gpg and repomd.xml.asc always cover exactly the bytes that
-// are published.
+// are published. While a repository rolls its key both keys sign: one signature packet each,
+// and apt, gpgv and dnf accept the document when any one of them is by a key they trust.
 
 export interface SigningOptions {
   /** Signature creation time; defaults to now. */
@@ -17,7 +18,7 @@ export interface SigningOptions {
  * assembled here with LF and only the signature is taken from openpgp.js. The final line
  * break of `text` belongs to the framing, as with gpg, so `text` round-trips unchanged.
  */
-export async function clearsign(text: string, key: openpgp.PrivateKey, options: SigningOptions = {}): Promise<string> {
+export async function clearsign(text: string, key: openpgp.PrivateKey | openpgp.PrivateKey[], options: SigningOptions = {}): Promise<string> {
   const body = text.endsWith('\n') ? text.slice(0, -1) : text;
   const message = await openpgp.createCleartextMessage({ text: body });
   const signed = await openpgp.sign({ message, signingKeys: key, date: options.date, format: 'object', config: SIGNING_CONFIG });
@@ -38,11 +39,11 @@ export async function clearsign(text: string, key: openpgp.PrivateKey, options: 
  * A detached signature over `bytes` in binary mode (no line-ending canonicalisation):
  * binary for apt's Release.gpg, armored for repomd.xml.asc.
  */
-export async function detachSign(bytes: Uint8Array, key: openpgp.PrivateKey, options: SigningOptions & { armor: true }): Promise<string>;
-export async function detachSign(bytes: Uint8Array, key: openpgp.PrivateKey, options: SigningOptions & { armor: false }): Promise<Uint8Array>;
+export async function detachSign(bytes: Uint8Array, key: openpgp.PrivateKey | openpgp.PrivateKey[], options: SigningOptions & { armor: true }): Promise<string>;
+export async function detachSign(bytes: Uint8Array, key: openpgp.PrivateKey | openpgp.PrivateKey[], options: SigningOptions & { armor: false }): Promise<Uint8Array>;
 export async function detachSign(
   bytes: Uint8Array,
-  key: openpgp.PrivateKey,
+  key: openpgp.PrivateKey | openpgp.PrivateKey[],
   options: SigningOptions & { armor: boolean },
 ): Promise<string | Uint8Array> {
   const message = await openpgp.createMessage({ binary: bytes });

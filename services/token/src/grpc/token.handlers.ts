@@ -101,6 +101,15 @@ export function tokenHandlers(
 
     async revealRepoToken(request, { caller }) {
       const doc = await visibleRepoToken(caller, request.repositoryId, request.tokenId);
+      if (caller.kind === 'access_token') {
+        if (!caller.scopes.includes('admin')) throw forbidden('This token lacks the "admin" scope');
+        // recorded before the value leaves: revoking the account token then revokes this one
+        const result = await handleCommand(es.events, repoTokenStream(doc.id), repoTokenDecider, { type: 'RecordRepoTokenReveal', tokenId: doc.id, accessTokenId: caller.tokenId, now: new Date().toISOString() }, {
+          isIntegration,
+          metadata: { caller },
+        });
+        await es.caughtUp(result.lastPosition);
+      }
       return toRepoToken(doc, box.open(doc.sealedValue, doc.id).toString('utf8'));
     },
 

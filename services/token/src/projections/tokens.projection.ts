@@ -1,6 +1,6 @@
 import { isInboxEvent, type Projection } from '@packyard/platform';
 import type { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
-import type { AccessTokenCreated, AccessTokenRevoked, AccessTokenUsed, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
+import type { AccessTokenCreated, AccessTokenRevoked, AccessTokenUsed, RepoTokenCreated, RepoTokenRevealed, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
 
 export interface RepoTokenDocument {
   id: string;
@@ -36,17 +36,26 @@ export interface TokenHashDocument {
   scopes: string[];
 }
 
+/** a repository token whose value an account access token was shown */
+export interface RepoTokenRevealDocument {
+  id: string;
+  repoTokenId: string;
+  accessTokenId: string;
+}
+
 export const REPO_TOKENS = 'repo_tokens';
+export const REPO_TOKEN_REVEALS = 'repo_token_reveals';
 export const ACCESS_TOKENS = 'access_tokens';
 export const TOKEN_HASHES = 'token_hashes';
 
 export const tokensProjection: Projection = {
   name: 'tokens',
-  collections: [REPO_TOKENS, ACCESS_TOKENS, TOKEN_HASHES],
+  collections: [REPO_TOKENS, ACCESS_TOKENS, TOKEN_HASHES, REPO_TOKEN_REVEALS],
   async handle(event, readModels) {
     const repoTokens = readModels.collection<RepoTokenDocument>(REPO_TOKENS);
     const accessTokens = readModels.collection<AccessTokenDocument>(ACCESS_TOKENS);
     const hashes = readModels.collection<TokenHashDocument>(TOKEN_HASHES);
+    const reveals = readModels.collection<RepoTokenRevealDocument>(REPO_TOKEN_REVEALS);
     switch (event.type) {
       case 'RepoTokenCreated': {
         const data = event.data as RepoTokenCreated;
@@ -59,6 +68,12 @@ export const tokensProjection: Projection = {
         const { tokenId } = event.data as RepoTokenRevoked;
         await repoTokens.delete(tokenId);
         await hashes.deleteMany({ tokenId });
+        await reveals.deleteMany({ repoTokenId: tokenId });
+        return;
+      }
+      case 'RepoTokenRevealed': {
+        const { tokenId: repoTokenId, accessTokenId } = event.data as RepoTokenRevealed;
+        await reveals.upsert({ id: `${accessTokenId}:${repoTokenId}`, repoTokenId, accessTokenId });
         return;
       }
       case 'AccessTokenCreated': {

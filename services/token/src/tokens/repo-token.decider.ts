@@ -7,7 +7,8 @@ export type RepoToken = { status: 'none' } | { status: 'active'; repositoryId: s
 
 export type RepoTokenCommand =
   | { type: 'CreateRepoToken'; tokenId: string; repositoryId: string; ownerId: string; name: string; sealedValue: string; valueHash: string; now: string }
-  | { type: 'RevokeRepoToken'; tokenId: string; now: string };
+  | { type: 'RevokeRepoToken'; tokenId: string; now: string }
+  | { type: 'RecordRepoTokenReveal'; tokenId: string; accessTokenId: string; now: string };
 
 export const repoTokenDecider: Decider<RepoToken, RepoTokenCommand, RepoTokenEvent> = {
   initialState: () => ({ status: 'none' }),
@@ -24,16 +25,21 @@ export const repoTokenDecider: Decider<RepoToken, RepoTokenCommand, RepoTokenEve
         // revoking twice (a user's delete racing a repository deletion) changes nothing
         if (state.status === 'revoked') return [];
         return [{ type: 'RepoTokenRevoked', data: { tokenId: command.tokenId, repositoryId: state.repositoryId, ownerId: state.ownerId, revokedAt: command.now } }];
+      case 'RecordRepoTokenReveal':
+        if (state.status !== 'active') throw notFound('PACKYARD_TOKEN_NOT_FOUND', 'Token not found');
+        return [{ type: 'RepoTokenRevealed', data: { tokenId: command.tokenId, accessTokenId: command.accessTokenId, revealedAt: command.now } }];
       default:
         return assertNever(command);
     }
   },
-  evolve(_state, event) {
+  evolve(state, event) {
     switch (event.type) {
       case 'RepoTokenCreated':
         return { status: 'active', repositoryId: event.data.repositoryId, ownerId: event.data.ownerId };
       case 'RepoTokenRevoked':
         return { status: 'revoked' };
+      case 'RepoTokenRevealed':
+        return state;
       default:
         return assertNever(event);
     }

@@ -22,6 +22,11 @@ describe('repository token decider', () => {
     spec.given([created, revoked]).when({ type: 'RevokeRepoToken', tokenId: 't-1', now }).then([]);
   });
   it('cannot revoke a token that never existed', () => spec.given([]).when({ type: 'RevokeRepoToken', tokenId: 't-1', now }).thenThrows('Token not found'));
+  it('records which account token was shown the value, of a token that is still active only', () => {
+    const reveal = { type: 'RecordRepoTokenReveal', tokenId: 't-1', accessTokenId: 'at-1', now } as const;
+    spec.given([created]).when(reveal).then([{ type: 'RepoTokenRevealed', data: { tokenId: 't-1', accessTokenId: 'at-1', revealedAt: now } }]);
+    spec.given([created, revoked]).when(reveal).thenThrows('Token not found');
+  });
 });
 
 describe('access token decider', () => {

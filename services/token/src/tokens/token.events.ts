@@ -4,12 +4,14 @@ import type {
   AccessTokenRevoked as AccessTokenRevokedData,
   AccessTokenUsed as AccessTokenUsedData,
   RepoTokenCreated as RepoTokenCreatedData,
+  RepoTokenRevealed as RepoTokenRevealedData,
   RepoTokenRevoked as RepoTokenRevokedData,
 } from '@packyard/proto/packyard/token/v1/events';
 
 export type RepoTokenCreated = DomainEvent<'RepoTokenCreated', RepoTokenCreatedData>;
 export type RepoTokenRevoked = DomainEvent<'RepoTokenRevoked', RepoTokenRevokedData>;
-export type RepoTokenEvent = RepoTokenCreated | RepoTokenRevoked;
+export type RepoTokenRevealed = DomainEvent<'RepoTokenRevealed', RepoTokenRevealedData>;
+export type RepoTokenEvent = RepoTokenCreated | RepoTokenRevoked | RepoTokenRevealed;
 
 export type AccessTokenCreated = DomainEvent<'AccessTokenCreated', AccessTokenCreatedData>;
 export type AccessTokenRevoked = DomainEvent<'AccessTokenRevoked', AccessTokenRevokedData>;
@@ -19,5 +21,5 @@ export type AccessTokenEvent = AccessTokenCreated | AccessTokenRevoked | AccessT
 export const repoTokenStream = (tokenId: string) => `repo_token-${tokenId}`;
 export const accessTokenStream = (tokenId: string) => `access_token-${tokenId}`;
 
-/** creations and revocations are integration events; a token's use stays in this module */
-export const isIntegration = (event: { type: string }) => event.type !== 'AccessTokenUsed';
+/** creations and revocations are integration events; a token's use and reveals stay in this module */
+export const isIntegration = (event: { type: string }) => event.type !== 'AccessTokenUsed' && event.type !== 'RepoTokenRevealed';

@@ -146,6 +146,10 @@ export async function bootstrapConsole(options: BootstrapOptions = {}): Promise<
   const [, ...loaded] = await Promise.all([session.start(), ...remotes.map(loadRemote)]);
   const initialFailures = new Map(remotes.filter((_, index) => !loaded[index]).map((remote) => [remote.name, remote]));
   const queryClient = createConsoleQueryClient();
+  // what one account saw (its profile and theme, its workspaces) is never shown to the next
+  session.subscribe(() => {
+    if (session.getState().status === 'signed-out') queryClient.clear();
+  });
 
   function ConsoleApp() {
     const [failures, setFailures] = useState<RemoteFailures>(initialFailures);

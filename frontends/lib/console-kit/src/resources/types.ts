@@ -82,3 +82,29 @@ export interface UserToken {
   createdAt: string;
   lastUsed?: string | null;
 }
+
+/** A signed-in device of the account (Settings › Security › View Sessions). */
+export interface UserSession {
+  id: string;
+  userAgent: string;
+  clientIp: string;
+  createdAt: string;
+  lastUsedAt: string;
+  /** the session this console runs in */
+  current: boolean;
+}
+
+export interface CreateUserTokenPayload {
+  name: string;
+  scopes: TokenScope[];
+}
+
+export interface ChangePasswordPayload {
+  currentPassword: string;
+  newPassword: string;
+}
+
+/** What the login page may offer (GET /api/v1/auth/options). */
+export interface SignInOptions {
+  google: boolean;
+}

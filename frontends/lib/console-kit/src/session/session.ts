@@ -9,6 +9,12 @@ export interface AuthAnswer {
   user?: { id: string; email: string };
 }
 
+/** What sign-in answers for an account with two-factor authentication. */
+interface TwoFactorChallenge {
+  twoFactorRequired: true;
+  challenge: string;
+}
+
 export interface SessionState {
   status: 'checking' | 'signed-in' | 'signed-out';
   user?: { id: string; email: string };
@@ -24,7 +30,10 @@ interface StoredSession {
 export interface Session {
   /** The initial authentication check: restores a stored session, refreshing it if stale. */
   start(): Promise<void>;
-  signIn(email: string, password: string): Promise<void>;
+  /** Signs in, or answers the challenge of an account that asks for a second factor (then completeTwoFactor). */
+  signIn(email: string, password: string): Promise<{ twoFactorChallenge?: string }>;
+  /** The second step: a code from the authenticator app or a recovery code. */
+  completeTwoFactor(challenge: string, code: string): Promise<void>;
   register(email: string, password: string): Promise<void>;
   /** Tokens handed back by the Google sign-in redirect. */
   accept(answer: AuthAnswer): void;
@@ -75,7 +84,7 @@ export function createSession(deps: SessionDependencies = {}): Session {
     for (const listener of listeners) listener();
   }
 
-  async function postAuth(path: string, body: unknown): Promise<AuthAnswer | Record<string, never>> {
+  async function postAuth(path: string, body: unknown): Promise<AuthAnswer | TwoFactorChallenge | Record<string, never>> {
     const response = await doFetch(`${baseUrl}/v1/auth/${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -148,7 +157,13 @@ export function createSession(deps: SessionDependencies = {}): Session {
       await refresh().catch(() => undefined);
     },
     async signIn(email, password) {
-      keep((await postAuth('login', { email, password })) as AuthAnswer);
+      const answer = await postAuth('login', { email, password });
+      if ('twoFactorRequired' in answer) return { twoFactorChallenge: answer.challenge };
+      keep(answer as AuthAnswer);
+      return {};
+    },
+    async completeTwoFactor(challenge, code) {
+      keep((await postAuth('login/two-factor', { challenge, code })) as AuthAnswer);
     },
     async register(email, password) {
       keep((await postAuth('register', { email, password })) as AuthAnswer);

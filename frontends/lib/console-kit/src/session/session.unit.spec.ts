@@ -83,6 +83,18 @@ describe('session', () => {
     expect(storage.values.has(SESSION_STORAGE_KEY)).toBe(false);
   });
 
+  it('stays signed out on a two-factor challenge and signs in with the code', async () => {
+    const fetchStub = fetchAnswering({ '/v1/auth/login': json(200, { twoFactorRequired: true, challenge: 'c1' }), '/v1/auth/login/two-factor': json(200, answer('id2')) });
+    const session = createSession({ fetch: fetchStub as unknown as typeof fetch, storage: memoryStorage() });
+    await session.start();
+    expect(await session.signIn('a@b.c', 'secret1')).toEqual({ twoFactorChallenge: 'c1' });
+    expect(session.getState().status).toBe('signed-out');
+    await session.completeTwoFactor('c1', '123456');
+    expect(session.getState().status).toBe('signed-in');
+    expect(JSON.parse(String(fetchStub.mock.calls.at(-1)![1]!.body))).toEqual({ challenge: 'c1', code: '123456' });
+    expect(await session.getIdToken()).toBe('id2');
+  });
+
   it('rejects a failed sign-in with the server message', async () => {
     const fetchStub = fetchAnswering({ '/v1/auth/login': json(401, { status: 401, message: 'Invalid email or password' }) });
     const session = createSession({ fetch: fetchStub as unknown as typeof fetch, storage: memoryStorage() });

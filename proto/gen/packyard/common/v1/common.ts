@@ -19,13 +19,15 @@ export interface Caller {
   /** set when an account access token is limited to one repository */
   repositoryId: string;
   tokenId: string;
+  /** the sign-in session (refresh token family) an ID token belongs to */
+  sessionId?: string | undefined;
 }
 
 export interface Empty {
 }
 
 function createBaseCaller(): Caller {
-  return { userId: "", kind: "", scopes: [], repositoryId: "", tokenId: "" };
+  return { userId: "", kind: "", scopes: [], repositoryId: "", tokenId: "", sessionId: undefined };
 }
 
 export const Caller: MessageFns<Caller> = {
@@ -44,6 +46,9 @@ export const Caller: MessageFns<Caller> = {
     }
     if (message.tokenId !== "") {
       writer.uint32(42).string(message.tokenId);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(50).string(message.sessionId);
     }
     return writer;
   },
@@ -101,6 +106,14 @@ export const Caller: MessageFns<Caller> = {
             message.tokenId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -132,6 +145,11 @@ export const Caller: MessageFns<Caller> = {
         : isSet(object.token_id)
         ? globalThis.String(object.token_id)
         : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
     };
   },
 
@@ -152,6 +170,9 @@ export const Caller: MessageFns<Caller> = {
     if (message.tokenId !== "") {
       obj.tokenId = message.tokenId;
     }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
     return obj;
   },
 
@@ -165,6 +186,7 @@ export const Caller: MessageFns<Caller> = {
     message.scopes = object.scopes?.map((e) => e) || [];
     message.repositoryId = object.repositoryId ?? "";
     message.tokenId = object.tokenId ?? "";
+    message.sessionId = object.sessionId ?? undefined;
     return message;
   },
 };

@@ -26,6 +26,8 @@ export interface GetInstallScriptRequest {
   codename: string;
   component: string;
   origin: string;
+  /** DEB: only needed for a codename several distros publish (a repository's own, e.g. stable) */
+  distro: string;
 }
 
 export interface InstallScript {
@@ -41,6 +43,8 @@ export interface GetSnippetsRequest {
   /** when given, it replaces the placeholder YOUR_TOKEN in the texts */
   token: string;
   origin: string;
+  /** DEB: only needed for a codename several distros publish (a repository's own, e.g. stable) */
+  distro: string;
 }
 
 export interface SetupCommands {
@@ -57,7 +61,24 @@ export interface Snippets {
   yum: string;
   publicKeyUrl: string;
   repositoryUrl: string;
-  setupCommands?: SetupCommands | undefined;
+  setupCommands?:
+    | SetupCommands
+    | undefined;
+  /**
+   * the distributions whose published index holds packages: the repository's own codename
+   * first, then in the upload list's order (empty before the first upload)
+   */
+  distributions: PublishedDistribution[];
+  /** DEB: the suite and component the texts use (asked for, else the default choice) */
+  distro: string;
+  codename: string;
+  component: string;
+}
+
+export interface PublishedDistribution {
+  distro: string;
+  version: string;
+  packageCount: number;
 }
 
 function createBaseWaitForGenerationsRequest(): WaitForGenerationsRequest {
@@ -239,7 +260,7 @@ export const WaitForGenerationsResponse: MessageFns<WaitForGenerationsResponse> 
 };
 
 function createBaseGetInstallScriptRequest(): GetInstallScriptRequest {
-  return { repositoryId: "", product: "", codename: "", component: "", origin: "" };
+  return { repositoryId: "", product: "", codename: "", component: "", origin: "", distro: "" };
 }
 
 export const GetInstallScriptRequest: MessageFns<GetInstallScriptRequest> = {
@@ -258,6 +279,9 @@ export const GetInstallScriptRequest: MessageFns<GetInstallScriptRequest> = {
     }
     if (message.origin !== "") {
       writer.uint32(42).string(message.origin);
+    }
+    if (message.distro !== "") {
+      writer.uint32(50).string(message.distro);
     }
     return writer;
   },
@@ -315,6 +339,14 @@ export const GetInstallScriptRequest: MessageFns<GetInstallScriptRequest> = {
             message.origin = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.distro = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -338,6 +370,7 @@ export const GetInstallScriptRequest: MessageFns<GetInstallScriptRequest> = {
       codename: isSet(object.codename) ? globalThis.String(object.codename) : "",
       component: isSet(object.component) ? globalThis.String(object.component) : "",
       origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
+      distro: isSet(object.distro) ? globalThis.String(object.distro) : "",
     };
   },
 
@@ -358,6 +391,9 @@ export const GetInstallScriptRequest: MessageFns<GetInstallScriptRequest> = {
     if (message.origin !== "") {
       obj.origin = message.origin;
     }
+    if (message.distro !== "") {
+      obj.distro = message.distro;
+    }
     return obj;
   },
 
@@ -371,6 +407,7 @@ export const GetInstallScriptRequest: MessageFns<GetInstallScriptRequest> = {
     message.codename = object.codename ?? "";
     message.component = object.component ?? "";
     message.origin = object.origin ?? "";
+    message.distro = object.distro ?? "";
     return message;
   },
 };
@@ -443,7 +480,7 @@ export const InstallScript: MessageFns<InstallScript> = {
 };
 
 function createBaseGetSnippetsRequest(): GetSnippetsRequest {
-  return { repositoryId: "", codename: "", component: "", token: "", origin: "" };
+  return { repositoryId: "", codename: "", component: "", token: "", origin: "", distro: "" };
 }
 
 export const GetSnippetsRequest: MessageFns<GetSnippetsRequest> = {
@@ -462,6 +499,9 @@ export const GetSnippetsRequest: MessageFns<GetSnippetsRequest> = {
     }
     if (message.origin !== "") {
       writer.uint32(42).string(message.origin);
+    }
+    if (message.distro !== "") {
+      writer.uint32(50).string(message.distro);
     }
     return writer;
   },
@@ -519,6 +559,14 @@ export const GetSnippetsRequest: MessageFns<GetSnippetsRequest> = {
             message.origin = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.distro = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -542,6 +590,7 @@ export const GetSnippetsRequest: MessageFns<GetSnippetsRequest> = {
       component: isSet(object.component) ? globalThis.String(object.component) : "",
       token: isSet(object.token) ? globalThis.String(object.token) : "",
       origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
+      distro: isSet(object.distro) ? globalThis.String(object.distro) : "",
     };
   },
 
@@ -562,6 +611,9 @@ export const GetSnippetsRequest: MessageFns<GetSnippetsRequest> = {
     if (message.origin !== "") {
       obj.origin = message.origin;
     }
+    if (message.distro !== "") {
+      obj.distro = message.distro;
+    }
     return obj;
   },
 
@@ -575,6 +627,7 @@ export const GetSnippetsRequest: MessageFns<GetSnippetsRequest> = {
     message.component = object.component ?? "";
     message.token = object.token ?? "";
     message.origin = object.origin ?? "";
+    message.distro = object.distro ?? "";
     return message;
   },
 };
@@ -713,7 +766,17 @@ export const SetupCommands: MessageFns<SetupCommands> = {
 };
 
 function createBaseSnippets(): Snippets {
-  return { apt: "", yum: "", publicKeyUrl: "", repositoryUrl: "", setupCommands: undefined };
+  return {
+    apt: "",
+    yum: "",
+    publicKeyUrl: "",
+    repositoryUrl: "",
+    setupCommands: undefined,
+    distributions: [],
+    distro: "",
+    codename: "",
+    component: "",
+  };
 }
 
 export const Snippets: MessageFns<Snippets> = {
@@ -732,6 +795,18 @@ export const Snippets: MessageFns<Snippets> = {
     }
     if (message.setupCommands !== undefined) {
       SetupCommands.encode(message.setupCommands, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.distributions) {
+      PublishedDistribution.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.distro !== "") {
+      writer.uint32(58).string(message.distro);
+    }
+    if (message.codename !== "") {
+      writer.uint32(66).string(message.codename);
+    }
+    if (message.component !== "") {
+      writer.uint32(74).string(message.component);
     }
     return writer;
   },
@@ -789,6 +864,38 @@ export const Snippets: MessageFns<Snippets> = {
             message.setupCommands = SetupCommands.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.distributions.push(PublishedDistribution.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.distro = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.codename = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.component = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -820,6 +927,12 @@ export const Snippets: MessageFns<Snippets> = {
         : isSet(object.setup_commands)
         ? SetupCommands.fromJSON(object.setup_commands)
         : undefined,
+      distributions: globalThis.Array.isArray(object?.distributions)
+        ? object.distributions.map((e: any) => PublishedDistribution.fromJSON(e))
+        : [],
+      distro: isSet(object.distro) ? globalThis.String(object.distro) : "",
+      codename: isSet(object.codename) ? globalThis.String(object.codename) : "",
+      component: isSet(object.component) ? globalThis.String(object.component) : "",
     };
   },
 
@@ -840,6 +953,18 @@ export const Snippets: MessageFns<Snippets> = {
     if (message.setupCommands !== undefined) {
       obj.setupCommands = SetupCommands.toJSON(message.setupCommands);
     }
+    if (message.distributions?.length) {
+      obj.distributions = message.distributions.map((e) => PublishedDistribution.toJSON(e));
+    }
+    if (message.distro !== "") {
+      obj.distro = message.distro;
+    }
+    if (message.codename !== "") {
+      obj.codename = message.codename;
+    }
+    if (message.component !== "") {
+      obj.component = message.component;
+    }
     return obj;
   },
 
@@ -855,6 +980,115 @@ export const Snippets: MessageFns<Snippets> = {
     message.setupCommands = (object.setupCommands !== undefined && object.setupCommands !== null)
       ? SetupCommands.fromPartial(object.setupCommands)
       : undefined;
+    message.distributions = object.distributions?.map((e) => PublishedDistribution.fromPartial(e)) || [];
+    message.distro = object.distro ?? "";
+    message.codename = object.codename ?? "";
+    message.component = object.component ?? "";
+    return message;
+  },
+};
+
+function createBasePublishedDistribution(): PublishedDistribution {
+  return { distro: "", version: "", packageCount: 0 };
+}
+
+export const PublishedDistribution: MessageFns<PublishedDistribution> = {
+  encode(message: PublishedDistribution, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.distro !== "") {
+      writer.uint32(10).string(message.distro);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    if (message.packageCount !== 0) {
+      writer.uint32(24).int32(message.packageCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishedDistribution {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishedDistribution();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.distro = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.packageCount = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishedDistribution {
+    return {
+      distro: isSet(object.distro) ? globalThis.String(object.distro) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      packageCount: isSet(object.packageCount)
+        ? globalThis.Number(object.packageCount)
+        : isSet(object.package_count)
+        ? globalThis.Number(object.package_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: PublishedDistribution): unknown {
+    const obj: any = {};
+    if (message.distro !== "") {
+      obj.distro = message.distro;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.packageCount !== 0) {
+      obj.packageCount = Math.round(message.packageCount);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublishedDistribution>): PublishedDistribution {
+    return PublishedDistribution.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublishedDistribution>): PublishedDistribution {
+    const message = createBasePublishedDistribution();
+    message.distro = object.distro ?? "";
+    message.version = object.version ?? "";
+    message.packageCount = object.packageCount ?? 0;
     return message;
   },
 };

@@ -15,6 +15,12 @@ export interface UserRegistered {
   method: string;
 }
 
+/** the account is gone: its owner's workspaces (and so their repositories) and tokens go with it */
+export interface UserDeleted {
+  userId: string;
+  deletedAt: string;
+}
+
 function createBaseUserRegistered(): UserRegistered {
   return { userId: "", email: "", registeredAt: "", method: "" };
 }
@@ -136,6 +142,99 @@ export const UserRegistered: MessageFns<UserRegistered> = {
     message.email = object.email ?? "";
     message.registeredAt = object.registeredAt ?? "";
     message.method = object.method ?? "";
+    return message;
+  },
+};
+
+function createBaseUserDeleted(): UserDeleted {
+  return { userId: "", deletedAt: "" };
+}
+
+export const UserDeleted: MessageFns<UserDeleted> = {
+  encode(message: UserDeleted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.deletedAt !== "") {
+      writer.uint32(18).string(message.deletedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserDeleted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserDeleted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deletedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UserDeleted {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      deletedAt: isSet(object.deletedAt)
+        ? globalThis.String(object.deletedAt)
+        : isSet(object.deleted_at)
+        ? globalThis.String(object.deleted_at)
+        : "",
+    };
+  },
+
+  toJSON(message: UserDeleted): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.deletedAt !== "") {
+      obj.deletedAt = message.deletedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UserDeleted>): UserDeleted {
+    return UserDeleted.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserDeleted>): UserDeleted {
+    const message = createBaseUserDeleted();
+    message.userId = object.userId ?? "";
+    message.deletedAt = object.deletedAt ?? "";
     return message;
   },
 };

@@ -8,16 +8,19 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
 
+/** client_ip and user_agent describe the device in the session list */
 export interface Credentials {
   email: string;
   password: string;
   clientIp: string;
+  userAgent: string;
 }
 
 export interface LoginRequest {
   email: string;
   password: string;
   clientIp: string;
+  userAgent: string;
 }
 
 export interface User {
@@ -29,11 +32,17 @@ export interface Session {
   idToken: string;
   refreshToken: string;
   expiresIn: number;
-  user?: User | undefined;
+  user?:
+    | User
+    | undefined;
+  /** set (and the rest empty) when the password was right but the account asks for a second factor */
+  twoFactorChallenge: string;
 }
 
 export interface RefreshRequest {
   refreshToken: string;
+  clientIp: string;
+  userAgent: string;
 }
 
 export interface LogoutResponse {
@@ -53,6 +62,8 @@ export interface FinishOidcRequest {
   state: string;
   code: string;
   redirectUri: string;
+  clientIp: string;
+  userAgent: string;
 }
 
 export interface FinishOidcResponse {
@@ -151,8 +162,101 @@ export interface ValidateUserTokenResponse {
   scopes: string[];
 }
 
+export interface GetSignInOptionsRequest {
+}
+
+export interface SignInOptions {
+  /** true when an OpenID Connect client is configured ("Sign in with Google") */
+  google: boolean;
+  /** true when e-mail is configured ("Forgot password?") */
+  passwordReset: boolean;
+}
+
+/** a signed-in device: a refresh token family */
+export interface SignInSession {
+  id: string;
+  userAgent: string;
+  clientIp: string;
+  /** ISO-8601 */
+  createdAt: string;
+  lastUsedAt: string;
+  /** the session the request was made from */
+  current: boolean;
+}
+
+export interface ListSessionsRequest {
+}
+
+export interface ListSessionsResponse {
+  sessions: SignInSession[];
+}
+
+export interface RevokeSessionRequest {
+  id: string;
+}
+
+export interface RevokeOtherSessionsRequest {
+}
+
+export interface RevokeSessionResponse {
+}
+
+export interface DeleteAccountRequest {
+  /** the account's password; for an account without one (Google sign-in only), its e-mail address */
+  confirmation: string;
+}
+
+export interface DeleteAccountResponse {
+}
+
+export interface TwoFactorLoginRequest {
+  challenge: string;
+  /** a code from the authenticator app, or a recovery code */
+  code: string;
+  clientIp: string;
+  userAgent: string;
+}
+
+export interface SetupTwoFactorRequest {
+}
+
+export interface TwoFactorSetup {
+  /** base32, for typing into an authenticator app */
+  secret: string;
+  otpauthUri: string;
+}
+
+export interface TwoFactorCodeRequest {
+  code: string;
+}
+
+export interface RecoveryCodes {
+  codes: string[];
+}
+
+export interface DisableTwoFactorResponse {
+}
+
+export interface PasswordResetRequest {
+  email: string;
+  clientIp: string;
+  /** the origin the console was reached at, for the link (PUBLIC_URL wins) */
+  origin: string;
+}
+
+export interface PasswordResetRequested {
+}
+
+export interface ResetPasswordRequest {
+  token: string;
+  newPassword: string;
+}
+
+export interface ResetPasswordResponse {
+}
+
 function createBaseCredentials(): Credentials {
-  return { email: "", password: "", clientIp: "" };
+  return { email: "", password: "", clientIp: "", userAgent: "" };
 }
 
 export const Credentials: MessageFns<Credentials> = {
@@ -165,6 +269,9 @@ export const Credentials: MessageFns<Credentials> = {
     }
     if (message.clientIp !== "") {
       writer.uint32(26).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(34).string(message.userAgent);
     }
     return writer;
   },
@@ -206,6 +313,14 @@ export const Credentials: MessageFns<Credentials> = {
             message.clientIp = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -227,6 +342,11 @@ export const Credentials: MessageFns<Credentials> = {
         : isSet(object.client_ip)
         ? globalThis.String(object.client_ip)
         : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
     };
   },
 
@@ -241,6 +361,9 @@ export const Credentials: MessageFns<Credentials> = {
     if (message.clientIp !== "") {
       obj.clientIp = message.clientIp;
     }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
     return obj;
   },
 
@@ -252,12 +375,13 @@ export const Credentials: MessageFns<Credentials> = {
     message.email = object.email ?? "";
     message.password = object.password ?? "";
     message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
     return message;
   },
 };
 
 function createBaseLoginRequest(): LoginRequest {
-  return { email: "", password: "", clientIp: "" };
+  return { email: "", password: "", clientIp: "", userAgent: "" };
 }
 
 export const LoginRequest: MessageFns<LoginRequest> = {
@@ -270,6 +394,9 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     }
     if (message.clientIp !== "") {
       writer.uint32(26).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(34).string(message.userAgent);
     }
     return writer;
   },
@@ -311,6 +438,14 @@ export const LoginRequest: MessageFns<LoginRequest> = {
             message.clientIp = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -332,6 +467,11 @@ export const LoginRequest: MessageFns<LoginRequest> = {
         : isSet(object.client_ip)
         ? globalThis.String(object.client_ip)
         : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
     };
   },
 
@@ -346,6 +486,9 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     if (message.clientIp !== "") {
       obj.clientIp = message.clientIp;
     }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
     return obj;
   },
 
@@ -357,6 +500,7 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     message.email = object.email ?? "";
     message.password = object.password ?? "";
     message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
     return message;
   },
 };
@@ -447,7 +591,7 @@ export const User: MessageFns<User> = {
 };
 
 function createBaseSession(): Session {
-  return { idToken: "", refreshToken: "", expiresIn: 0, user: undefined };
+  return { idToken: "", refreshToken: "", expiresIn: 0, user: undefined, twoFactorChallenge: "" };
 }
 
 export const Session: MessageFns<Session> = {
@@ -463,6 +607,9 @@ export const Session: MessageFns<Session> = {
     }
     if (message.user !== undefined) {
       User.encode(message.user, writer.uint32(34).fork()).join();
+    }
+    if (message.twoFactorChallenge !== "") {
+      writer.uint32(42).string(message.twoFactorChallenge);
     }
     return writer;
   },
@@ -512,6 +659,14 @@ export const Session: MessageFns<Session> = {
             message.user = User.decode(reader, reader.uint32());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.twoFactorChallenge = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -542,6 +697,11 @@ export const Session: MessageFns<Session> = {
         ? globalThis.Number(object.expires_in)
         : 0,
       user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      twoFactorChallenge: isSet(object.twoFactorChallenge)
+        ? globalThis.String(object.twoFactorChallenge)
+        : isSet(object.two_factor_challenge)
+        ? globalThis.String(object.two_factor_challenge)
+        : "",
     };
   },
 
@@ -559,6 +719,9 @@ export const Session: MessageFns<Session> = {
     if (message.user !== undefined) {
       obj.user = User.toJSON(message.user);
     }
+    if (message.twoFactorChallenge !== "") {
+      obj.twoFactorChallenge = message.twoFactorChallenge;
+    }
     return obj;
   },
 
@@ -571,18 +734,25 @@ export const Session: MessageFns<Session> = {
     message.refreshToken = object.refreshToken ?? "";
     message.expiresIn = object.expiresIn ?? 0;
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.twoFactorChallenge = object.twoFactorChallenge ?? "";
     return message;
   },
 };
 
 function createBaseRefreshRequest(): RefreshRequest {
-  return { refreshToken: "" };
+  return { refreshToken: "", clientIp: "", userAgent: "" };
 }
 
 export const RefreshRequest: MessageFns<RefreshRequest> = {
   encode(message: RefreshRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.refreshToken !== "") {
       writer.uint32(10).string(message.refreshToken);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(18).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(26).string(message.userAgent);
     }
     return writer;
   },
@@ -608,6 +778,22 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
             message.refreshToken = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -627,6 +813,16 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
         : isSet(object.refresh_token)
         ? globalThis.String(object.refresh_token)
         : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
     };
   },
 
@@ -634,6 +830,12 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
     const obj: any = {};
     if (message.refreshToken !== "") {
       obj.refreshToken = message.refreshToken;
+    }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
     }
     return obj;
   },
@@ -644,6 +846,8 @@ export const RefreshRequest: MessageFns<RefreshRequest> = {
   fromPartial(object: DeepPartial<RefreshRequest>): RefreshRequest {
     const message = createBaseRefreshRequest();
     message.refreshToken = object.refreshToken ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
     return message;
   },
 };
@@ -883,7 +1087,7 @@ export const StartOidcResponse: MessageFns<StartOidcResponse> = {
 };
 
 function createBaseFinishOidcRequest(): FinishOidcRequest {
-  return { state: "", code: "", redirectUri: "" };
+  return { state: "", code: "", redirectUri: "", clientIp: "", userAgent: "" };
 }
 
 export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
@@ -896,6 +1100,12 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
     }
     if (message.redirectUri !== "") {
       writer.uint32(26).string(message.redirectUri);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(34).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(42).string(message.userAgent);
     }
     return writer;
   },
@@ -937,6 +1147,22 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
             message.redirectUri = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -958,6 +1184,16 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
         : isSet(object.redirect_uri)
         ? globalThis.String(object.redirect_uri)
         : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
     };
   },
 
@@ -972,6 +1208,12 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
     if (message.redirectUri !== "") {
       obj.redirectUri = message.redirectUri;
     }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
     return obj;
   },
 
@@ -983,6 +1225,8 @@ export const FinishOidcRequest: MessageFns<FinishOidcRequest> = {
     message.state = object.state ?? "";
     message.code = object.code ?? "";
     message.redirectUri = object.redirectUri ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
     return message;
   },
 };
@@ -2531,6 +2775,1475 @@ export const ValidateUserTokenResponse: MessageFns<ValidateUserTokenResponse> = 
   },
 };
 
+function createBaseGetSignInOptionsRequest(): GetSignInOptionsRequest {
+  return {};
+}
+
+export const GetSignInOptionsRequest: MessageFns<GetSignInOptionsRequest> = {
+  encode(_: GetSignInOptionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSignInOptionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSignInOptionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetSignInOptionsRequest {
+    return {};
+  },
+
+  toJSON(_: GetSignInOptionsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetSignInOptionsRequest>): GetSignInOptionsRequest {
+    return GetSignInOptionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<GetSignInOptionsRequest>): GetSignInOptionsRequest {
+    const message = createBaseGetSignInOptionsRequest();
+    return message;
+  },
+};
+
+function createBaseSignInOptions(): SignInOptions {
+  return { google: false, passwordReset: false };
+}
+
+export const SignInOptions: MessageFns<SignInOptions> = {
+  encode(message: SignInOptions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.google !== false) {
+      writer.uint32(8).bool(message.google);
+    }
+    if (message.passwordReset !== false) {
+      writer.uint32(16).bool(message.passwordReset);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInOptions {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInOptions();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.google = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.passwordReset = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInOptions {
+    return {
+      google: isSet(object.google) ? globalThis.Boolean(object.google) : false,
+      passwordReset: isSet(object.passwordReset)
+        ? globalThis.Boolean(object.passwordReset)
+        : isSet(object.password_reset)
+        ? globalThis.Boolean(object.password_reset)
+        : false,
+    };
+  },
+
+  toJSON(message: SignInOptions): unknown {
+    const obj: any = {};
+    if (message.google !== false) {
+      obj.google = message.google;
+    }
+    if (message.passwordReset !== false) {
+      obj.passwordReset = message.passwordReset;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignInOptions>): SignInOptions {
+    return SignInOptions.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignInOptions>): SignInOptions {
+    const message = createBaseSignInOptions();
+    message.google = object.google ?? false;
+    message.passwordReset = object.passwordReset ?? false;
+    return message;
+  },
+};
+
+function createBaseSignInSession(): SignInSession {
+  return { id: "", userAgent: "", clientIp: "", createdAt: "", lastUsedAt: "", current: false };
+}
+
+export const SignInSession: MessageFns<SignInSession> = {
+  encode(message: SignInSession, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(18).string(message.userAgent);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(26).string(message.clientIp);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(34).string(message.createdAt);
+    }
+    if (message.lastUsedAt !== "") {
+      writer.uint32(42).string(message.lastUsedAt);
+    }
+    if (message.current !== false) {
+      writer.uint32(48).bool(message.current);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInSession {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInSession();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lastUsedAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.current = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInSession {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      lastUsedAt: isSet(object.lastUsedAt)
+        ? globalThis.String(object.lastUsedAt)
+        : isSet(object.last_used_at)
+        ? globalThis.String(object.last_used_at)
+        : "",
+      current: isSet(object.current) ? globalThis.Boolean(object.current) : false,
+    };
+  },
+
+  toJSON(message: SignInSession): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.lastUsedAt !== "") {
+      obj.lastUsedAt = message.lastUsedAt;
+    }
+    if (message.current !== false) {
+      obj.current = message.current;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignInSession>): SignInSession {
+    return SignInSession.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignInSession>): SignInSession {
+    const message = createBaseSignInSession();
+    message.id = object.id ?? "";
+    message.userAgent = object.userAgent ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.lastUsedAt = object.lastUsedAt ?? "";
+    message.current = object.current ?? false;
+    return message;
+  },
+};
+
+function createBaseListSessionsRequest(): ListSessionsRequest {
+  return {};
+}
+
+export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
+  encode(_: ListSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSessionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSessionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListSessionsRequest {
+    return {};
+  },
+
+  toJSON(_: ListSessionsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSessionsRequest>): ListSessionsRequest {
+    return ListSessionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ListSessionsRequest>): ListSessionsRequest {
+    const message = createBaseListSessionsRequest();
+    return message;
+  },
+};
+
+function createBaseListSessionsResponse(): ListSessionsResponse {
+  return { sessions: [] };
+}
+
+export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
+  encode(message: ListSessionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.sessions) {
+      SignInSession.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSessionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSessionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessions.push(SignInSession.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSessionsResponse {
+    return {
+      sessions: globalThis.Array.isArray(object?.sessions)
+        ? object.sessions.map((e: any) => SignInSession.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListSessionsResponse): unknown {
+    const obj: any = {};
+    if (message.sessions?.length) {
+      obj.sessions = message.sessions.map((e) => SignInSession.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListSessionsResponse>): ListSessionsResponse {
+    return ListSessionsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListSessionsResponse>): ListSessionsResponse {
+    const message = createBaseListSessionsResponse();
+    message.sessions = object.sessions?.map((e) => SignInSession.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeSessionRequest(): RevokeSessionRequest {
+  return { id: "" };
+}
+
+export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
+  encode(message: RevokeSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeSessionRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: RevokeSessionRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeSessionRequest>): RevokeSessionRequest {
+    return RevokeSessionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RevokeSessionRequest>): RevokeSessionRequest {
+    const message = createBaseRevokeSessionRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeOtherSessionsRequest(): RevokeOtherSessionsRequest {
+  return {};
+}
+
+export const RevokeOtherSessionsRequest: MessageFns<RevokeOtherSessionsRequest> = {
+  encode(_: RevokeOtherSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeOtherSessionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeOtherSessionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RevokeOtherSessionsRequest {
+    return {};
+  },
+
+  toJSON(_: RevokeOtherSessionsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeOtherSessionsRequest>): RevokeOtherSessionsRequest {
+    return RevokeOtherSessionsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<RevokeOtherSessionsRequest>): RevokeOtherSessionsRequest {
+    const message = createBaseRevokeOtherSessionsRequest();
+    return message;
+  },
+};
+
+function createBaseRevokeSessionResponse(): RevokeSessionResponse {
+  return {};
+}
+
+export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
+  encode(_: RevokeSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RevokeSessionResponse {
+    return {};
+  },
+
+  toJSON(_: RevokeSessionResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<RevokeSessionResponse>): RevokeSessionResponse {
+    return RevokeSessionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<RevokeSessionResponse>): RevokeSessionResponse {
+    const message = createBaseRevokeSessionResponse();
+    return message;
+  },
+};
+
+function createBaseDeleteAccountRequest(): DeleteAccountRequest {
+  return { confirmation: "" };
+}
+
+export const DeleteAccountRequest: MessageFns<DeleteAccountRequest> = {
+  encode(message: DeleteAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.confirmation !== "") {
+      writer.uint32(10).string(message.confirmation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.confirmation = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteAccountRequest {
+    return { confirmation: isSet(object.confirmation) ? globalThis.String(object.confirmation) : "" };
+  },
+
+  toJSON(message: DeleteAccountRequest): unknown {
+    const obj: any = {};
+    if (message.confirmation !== "") {
+      obj.confirmation = message.confirmation;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteAccountRequest>): DeleteAccountRequest {
+    return DeleteAccountRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteAccountRequest>): DeleteAccountRequest {
+    const message = createBaseDeleteAccountRequest();
+    message.confirmation = object.confirmation ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteAccountResponse(): DeleteAccountResponse {
+  return {};
+}
+
+export const DeleteAccountResponse: MessageFns<DeleteAccountResponse> = {
+  encode(_: DeleteAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteAccountResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteAccountResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteAccountResponse>): DeleteAccountResponse {
+    return DeleteAccountResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DeleteAccountResponse>): DeleteAccountResponse {
+    const message = createBaseDeleteAccountResponse();
+    return message;
+  },
+};
+
+function createBaseTwoFactorLoginRequest(): TwoFactorLoginRequest {
+  return { challenge: "", code: "", clientIp: "", userAgent: "" };
+}
+
+export const TwoFactorLoginRequest: MessageFns<TwoFactorLoginRequest> = {
+  encode(message: TwoFactorLoginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.challenge !== "") {
+      writer.uint32(10).string(message.challenge);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(26).string(message.clientIp);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(34).string(message.userAgent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TwoFactorLoginRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTwoFactorLoginRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.challenge = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TwoFactorLoginRequest {
+    return {
+      challenge: isSet(object.challenge) ? globalThis.String(object.challenge) : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
+    };
+  },
+
+  toJSON(message: TwoFactorLoginRequest): unknown {
+    const obj: any = {};
+    if (message.challenge !== "") {
+      obj.challenge = message.challenge;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<TwoFactorLoginRequest>): TwoFactorLoginRequest {
+    return TwoFactorLoginRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TwoFactorLoginRequest>): TwoFactorLoginRequest {
+    const message = createBaseTwoFactorLoginRequest();
+    message.challenge = object.challenge ?? "";
+    message.code = object.code ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.userAgent = object.userAgent ?? "";
+    return message;
+  },
+};
+
+function createBaseSetupTwoFactorRequest(): SetupTwoFactorRequest {
+  return {};
+}
+
+export const SetupTwoFactorRequest: MessageFns<SetupTwoFactorRequest> = {
+  encode(_: SetupTwoFactorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetupTwoFactorRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetupTwoFactorRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SetupTwoFactorRequest {
+    return {};
+  },
+
+  toJSON(_: SetupTwoFactorRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetupTwoFactorRequest>): SetupTwoFactorRequest {
+    return SetupTwoFactorRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<SetupTwoFactorRequest>): SetupTwoFactorRequest {
+    const message = createBaseSetupTwoFactorRequest();
+    return message;
+  },
+};
+
+function createBaseTwoFactorSetup(): TwoFactorSetup {
+  return { secret: "", otpauthUri: "" };
+}
+
+export const TwoFactorSetup: MessageFns<TwoFactorSetup> = {
+  encode(message: TwoFactorSetup, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.secret !== "") {
+      writer.uint32(10).string(message.secret);
+    }
+    if (message.otpauthUri !== "") {
+      writer.uint32(18).string(message.otpauthUri);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TwoFactorSetup {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTwoFactorSetup();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.otpauthUri = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TwoFactorSetup {
+    return {
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      otpauthUri: isSet(object.otpauthUri)
+        ? globalThis.String(object.otpauthUri)
+        : isSet(object.otpauth_uri)
+        ? globalThis.String(object.otpauth_uri)
+        : "",
+    };
+  },
+
+  toJSON(message: TwoFactorSetup): unknown {
+    const obj: any = {};
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    if (message.otpauthUri !== "") {
+      obj.otpauthUri = message.otpauthUri;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<TwoFactorSetup>): TwoFactorSetup {
+    return TwoFactorSetup.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TwoFactorSetup>): TwoFactorSetup {
+    const message = createBaseTwoFactorSetup();
+    message.secret = object.secret ?? "";
+    message.otpauthUri = object.otpauthUri ?? "";
+    return message;
+  },
+};
+
+function createBaseTwoFactorCodeRequest(): TwoFactorCodeRequest {
+  return { code: "" };
+}
+
+export const TwoFactorCodeRequest: MessageFns<TwoFactorCodeRequest> = {
+  encode(message: TwoFactorCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TwoFactorCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTwoFactorCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TwoFactorCodeRequest {
+    return { code: isSet(object.code) ? globalThis.String(object.code) : "" };
+  },
+
+  toJSON(message: TwoFactorCodeRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<TwoFactorCodeRequest>): TwoFactorCodeRequest {
+    return TwoFactorCodeRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<TwoFactorCodeRequest>): TwoFactorCodeRequest {
+    const message = createBaseTwoFactorCodeRequest();
+    message.code = object.code ?? "";
+    return message;
+  },
+};
+
+function createBaseRecoveryCodes(): RecoveryCodes {
+  return { codes: [] };
+}
+
+export const RecoveryCodes: MessageFns<RecoveryCodes> = {
+  encode(message: RecoveryCodes, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.codes) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoveryCodes {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoveryCodes();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.codes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecoveryCodes {
+    return { codes: globalThis.Array.isArray(object?.codes) ? object.codes.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: RecoveryCodes): unknown {
+    const obj: any = {};
+    if (message.codes?.length) {
+      obj.codes = message.codes;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RecoveryCodes>): RecoveryCodes {
+    return RecoveryCodes.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RecoveryCodes>): RecoveryCodes {
+    const message = createBaseRecoveryCodes();
+    message.codes = object.codes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseDisableTwoFactorResponse(): DisableTwoFactorResponse {
+  return {};
+}
+
+export const DisableTwoFactorResponse: MessageFns<DisableTwoFactorResponse> = {
+  encode(_: DisableTwoFactorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DisableTwoFactorResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDisableTwoFactorResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DisableTwoFactorResponse {
+    return {};
+  },
+
+  toJSON(_: DisableTwoFactorResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<DisableTwoFactorResponse>): DisableTwoFactorResponse {
+    return DisableTwoFactorResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DisableTwoFactorResponse>): DisableTwoFactorResponse {
+    const message = createBaseDisableTwoFactorResponse();
+    return message;
+  },
+};
+
+function createBasePasswordResetRequest(): PasswordResetRequest {
+  return { email: "", clientIp: "", origin: "" };
+}
+
+export const PasswordResetRequest: MessageFns<PasswordResetRequest> = {
+  encode(message: PasswordResetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.clientIp !== "") {
+      writer.uint32(18).string(message.clientIp);
+    }
+    if (message.origin !== "") {
+      writer.uint32(26).string(message.origin);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasswordResetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasswordResetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientIp = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.origin = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PasswordResetRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      clientIp: isSet(object.clientIp)
+        ? globalThis.String(object.clientIp)
+        : isSet(object.client_ip)
+        ? globalThis.String(object.client_ip)
+        : "",
+      origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
+    };
+  },
+
+  toJSON(message: PasswordResetRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.clientIp !== "") {
+      obj.clientIp = message.clientIp;
+    }
+    if (message.origin !== "") {
+      obj.origin = message.origin;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PasswordResetRequest>): PasswordResetRequest {
+    return PasswordResetRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PasswordResetRequest>): PasswordResetRequest {
+    const message = createBasePasswordResetRequest();
+    message.email = object.email ?? "";
+    message.clientIp = object.clientIp ?? "";
+    message.origin = object.origin ?? "";
+    return message;
+  },
+};
+
+function createBasePasswordResetRequested(): PasswordResetRequested {
+  return {};
+}
+
+export const PasswordResetRequested: MessageFns<PasswordResetRequested> = {
+  encode(_: PasswordResetRequested, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PasswordResetRequested {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePasswordResetRequested();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): PasswordResetRequested {
+    return {};
+  },
+
+  toJSON(_: PasswordResetRequested): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<PasswordResetRequested>): PasswordResetRequested {
+    return PasswordResetRequested.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<PasswordResetRequested>): PasswordResetRequested {
+    const message = createBasePasswordResetRequested();
+    return message;
+  },
+};
+
+function createBaseResetPasswordRequest(): ResetPasswordRequest {
+  return { token: "", newPassword: "" };
+}
+
+export const ResetPasswordRequest: MessageFns<ResetPasswordRequest> = {
+  encode(message: ResetPasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(18).string(message.newPassword);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetPasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetPasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResetPasswordRequest {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+    };
+  },
+
+  toJSON(message: ResetPasswordRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ResetPasswordRequest>): ResetPasswordRequest {
+    return ResetPasswordRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ResetPasswordRequest>): ResetPasswordRequest {
+    const message = createBaseResetPasswordRequest();
+    message.token = object.token ?? "";
+    message.newPassword = object.newPassword ?? "";
+    return message;
+  },
+};
+
+function createBaseResetPasswordResponse(): ResetPasswordResponse {
+  return {};
+}
+
+export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
+  encode(_: ResetPasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetPasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetPasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ResetPasswordResponse {
+    return {};
+  },
+
+  toJSON(_: ResetPasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ResetPasswordResponse>): ResetPasswordResponse {
+    return ResetPasswordResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ResetPasswordResponse>): ResetPasswordResponse {
+    const message = createBaseResetPasswordResponse();
+    return message;
+  },
+};
+
 export type IdentityServiceDefinition = typeof IdentityServiceDefinition;
 export const IdentityServiceDefinition = {
   name: "IdentityService",
@@ -2658,6 +4371,100 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** for the login page: which sign-in methods this server offers */
+    getSignInOptions: {
+      name: "GetSignInOptions",
+      requestType: GetSignInOptionsRequest as typeof GetSignInOptionsRequest,
+      requestStream: false,
+      responseType: SignInOptions as typeof SignInOptions,
+      responseStream: false,
+      options: {},
+    },
+    listSessions: {
+      name: "ListSessions",
+      requestType: ListSessionsRequest as typeof ListSessionsRequest,
+      requestStream: false,
+      responseType: ListSessionsResponse as typeof ListSessionsResponse,
+      responseStream: false,
+      options: {},
+    },
+    revokeSession: {
+      name: "RevokeSession",
+      requestType: RevokeSessionRequest as typeof RevokeSessionRequest,
+      requestStream: false,
+      responseType: RevokeSessionResponse as typeof RevokeSessionResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** signs out every session of the caller but the one it calls from */
+    revokeOtherSessions: {
+      name: "RevokeOtherSessions",
+      requestType: RevokeOtherSessionsRequest as typeof RevokeOtherSessionsRequest,
+      requestStream: false,
+      responseType: RevokeSessionResponse as typeof RevokeSessionResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** deletes the caller's account (UserDeleted): sessions and API keys end at once */
+    deleteAccount: {
+      name: "DeleteAccount",
+      requestType: DeleteAccountRequest as typeof DeleteAccountRequest,
+      requestStream: false,
+      responseType: DeleteAccountResponse as typeof DeleteAccountResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** the second step of a sign-in that answered a two-factor challenge */
+    completeTwoFactorLogin: {
+      name: "CompleteTwoFactorLogin",
+      requestType: TwoFactorLoginRequest as typeof TwoFactorLoginRequest,
+      requestStream: false,
+      responseType: Session as typeof Session,
+      responseStream: false,
+      options: {},
+    },
+    /** a new TOTP secret, pending until EnableTwoFactor confirms a code made from it */
+    setupTwoFactor: {
+      name: "SetupTwoFactor",
+      requestType: SetupTwoFactorRequest as typeof SetupTwoFactorRequest,
+      requestStream: false,
+      responseType: TwoFactorSetup as typeof TwoFactorSetup,
+      responseStream: false,
+      options: {},
+    },
+    enableTwoFactor: {
+      name: "EnableTwoFactor",
+      requestType: TwoFactorCodeRequest as typeof TwoFactorCodeRequest,
+      requestStream: false,
+      responseType: RecoveryCodes as typeof RecoveryCodes,
+      responseStream: false,
+      options: {},
+    },
+    disableTwoFactor: {
+      name: "DisableTwoFactor",
+      requestType: TwoFactorCodeRequest as typeof TwoFactorCodeRequest,
+      requestStream: false,
+      responseType: DisableTwoFactorResponse as typeof DisableTwoFactorResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** e-mails a single-use, time-limited reset link when the address has an account (answers the same either way) */
+    requestPasswordReset: {
+      name: "RequestPasswordReset",
+      requestType: PasswordResetRequest as typeof PasswordResetRequest,
+      requestStream: false,
+      responseType: PasswordResetRequested as typeof PasswordResetRequested,
+      responseStream: false,
+      options: {},
+    },
+    resetPassword: {
+      name: "ResetPassword",
+      requestType: ResetPasswordRequest as typeof ResetPasswordRequest,
+      requestStream: false,
+      responseType: ResetPasswordResponse as typeof ResetPasswordResponse,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2694,6 +4501,56 @@ export interface IdentityServiceImplementation<CallContextExt = {}> {
     request: ValidateUserTokenRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ValidateUserTokenResponse>>;
+  /** for the login page: which sign-in methods this server offers */
+  getSignInOptions(
+    request: GetSignInOptionsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SignInOptions>>;
+  listSessions(
+    request: ListSessionsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListSessionsResponse>>;
+  revokeSession(
+    request: RevokeSessionRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RevokeSessionResponse>>;
+  /** signs out every session of the caller but the one it calls from */
+  revokeOtherSessions(
+    request: RevokeOtherSessionsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RevokeSessionResponse>>;
+  /** deletes the caller's account (UserDeleted): sessions and API keys end at once */
+  deleteAccount(
+    request: DeleteAccountRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<DeleteAccountResponse>>;
+  /** the second step of a sign-in that answered a two-factor challenge */
+  completeTwoFactorLogin(
+    request: TwoFactorLoginRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<Session>>;
+  /** a new TOTP secret, pending until EnableTwoFactor confirms a code made from it */
+  setupTwoFactor(
+    request: SetupTwoFactorRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<TwoFactorSetup>>;
+  enableTwoFactor(
+    request: TwoFactorCodeRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<RecoveryCodes>>;
+  disableTwoFactor(
+    request: TwoFactorCodeRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<DisableTwoFactorResponse>>;
+  /** e-mails a single-use, time-limited reset link when the address has an account (answers the same either way) */
+  requestPasswordReset(
+    request: PasswordResetRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<PasswordResetRequested>>;
+  resetPassword(
+    request: ResetPasswordRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ResetPasswordResponse>>;
 }
 
 export interface IdentityServiceClient<CallOptionsExt = {}> {
@@ -2729,6 +4586,56 @@ export interface IdentityServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ValidateUserTokenRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ValidateUserTokenResponse>;
+  /** for the login page: which sign-in methods this server offers */
+  getSignInOptions(
+    request: DeepPartial<GetSignInOptionsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SignInOptions>;
+  listSessions(
+    request: DeepPartial<ListSessionsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListSessionsResponse>;
+  revokeSession(
+    request: DeepPartial<RevokeSessionRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RevokeSessionResponse>;
+  /** signs out every session of the caller but the one it calls from */
+  revokeOtherSessions(
+    request: DeepPartial<RevokeOtherSessionsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RevokeSessionResponse>;
+  /** deletes the caller's account (UserDeleted): sessions and API keys end at once */
+  deleteAccount(
+    request: DeepPartial<DeleteAccountRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<DeleteAccountResponse>;
+  /** the second step of a sign-in that answered a two-factor challenge */
+  completeTwoFactorLogin(
+    request: DeepPartial<TwoFactorLoginRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<Session>;
+  /** a new TOTP secret, pending until EnableTwoFactor confirms a code made from it */
+  setupTwoFactor(
+    request: DeepPartial<SetupTwoFactorRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<TwoFactorSetup>;
+  enableTwoFactor(
+    request: DeepPartial<TwoFactorCodeRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<RecoveryCodes>;
+  disableTwoFactor(
+    request: DeepPartial<TwoFactorCodeRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<DisableTwoFactorResponse>;
+  /** e-mails a single-use, time-limited reset link when the address has an account (answers the same either way) */
+  requestPasswordReset(
+    request: DeepPartial<PasswordResetRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<PasswordResetRequested>;
+  resetPassword(
+    request: DeepPartial<ResetPasswordRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ResetPasswordResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -15,6 +15,34 @@ export interface SigningKeyCreated {
   sealedPrivateKey: string;
   algorithm: string;
   createdAt: string;
+  /** RFC 3339; empty for keys made before keys had an expiry */
+  expiresAt: string;
+}
+
+/** A repository's next key: signs beside the previous one until overlap_until, then alone. */
+export interface SigningKeyRolled {
+  repositoryId: string;
+  fingerprint: string;
+  publicKeyArmored: string;
+  sealedPrivateKey: string;
+  algorithm: string;
+  createdAt: string;
+  expiresAt: string;
+  previousFingerprint: string;
+  overlapUntil: string;
+  /** "manual" (API/console) or "expiry" (rolled before the current key expired) */
+  reason: string;
+}
+
+/**
+ * Integration event: the keys that sign a repository's metadata changed (a roll, or the
+ * end of an overlap), so its indices are signed again. Carries no key material.
+ */
+export interface SigningKeysChanged {
+  repositoryId: string;
+  /** the keys that sign from now on, current first */
+  signingFingerprints: string[];
+  changedAt: string;
 }
 
 function createBaseSigningKeyCreated(): SigningKeyCreated {
@@ -25,6 +53,7 @@ function createBaseSigningKeyCreated(): SigningKeyCreated {
     sealedPrivateKey: "",
     algorithm: "",
     createdAt: "",
+    expiresAt: "",
   };
 }
 
@@ -47,6 +76,9 @@ export const SigningKeyCreated: MessageFns<SigningKeyCreated> = {
     }
     if (message.createdAt !== "") {
       writer.uint32(50).string(message.createdAt);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(58).string(message.expiresAt);
     }
     return writer;
   },
@@ -112,6 +144,14 @@ export const SigningKeyCreated: MessageFns<SigningKeyCreated> = {
             message.createdAt = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -148,6 +188,11 @@ export const SigningKeyCreated: MessageFns<SigningKeyCreated> = {
         : isSet(object.created_at)
         ? globalThis.String(object.created_at)
         : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
     };
   },
 
@@ -171,6 +216,9 @@ export const SigningKeyCreated: MessageFns<SigningKeyCreated> = {
     if (message.createdAt !== "") {
       obj.createdAt = message.createdAt;
     }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
     return obj;
   },
 
@@ -185,6 +233,372 @@ export const SigningKeyCreated: MessageFns<SigningKeyCreated> = {
     message.sealedPrivateKey = object.sealedPrivateKey ?? "";
     message.algorithm = object.algorithm ?? "";
     message.createdAt = object.createdAt ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    return message;
+  },
+};
+
+function createBaseSigningKeyRolled(): SigningKeyRolled {
+  return {
+    repositoryId: "",
+    fingerprint: "",
+    publicKeyArmored: "",
+    sealedPrivateKey: "",
+    algorithm: "",
+    createdAt: "",
+    expiresAt: "",
+    previousFingerprint: "",
+    overlapUntil: "",
+    reason: "",
+  };
+}
+
+export const SigningKeyRolled: MessageFns<SigningKeyRolled> = {
+  encode(message: SigningKeyRolled, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.fingerprint !== "") {
+      writer.uint32(18).string(message.fingerprint);
+    }
+    if (message.publicKeyArmored !== "") {
+      writer.uint32(26).string(message.publicKeyArmored);
+    }
+    if (message.sealedPrivateKey !== "") {
+      writer.uint32(34).string(message.sealedPrivateKey);
+    }
+    if (message.algorithm !== "") {
+      writer.uint32(42).string(message.algorithm);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(58).string(message.expiresAt);
+    }
+    if (message.previousFingerprint !== "") {
+      writer.uint32(66).string(message.previousFingerprint);
+    }
+    if (message.overlapUntil !== "") {
+      writer.uint32(74).string(message.overlapUntil);
+    }
+    if (message.reason !== "") {
+      writer.uint32(82).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SigningKeyRolled {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSigningKeyRolled();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fingerprint = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.publicKeyArmored = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sealedPrivateKey = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.algorithm = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.previousFingerprint = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.overlapUntil = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SigningKeyRolled {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
+      publicKeyArmored: isSet(object.publicKeyArmored)
+        ? globalThis.String(object.publicKeyArmored)
+        : isSet(object.public_key_armored)
+        ? globalThis.String(object.public_key_armored)
+        : "",
+      sealedPrivateKey: isSet(object.sealedPrivateKey)
+        ? globalThis.String(object.sealedPrivateKey)
+        : isSet(object.sealed_private_key)
+        ? globalThis.String(object.sealed_private_key)
+        : "",
+      algorithm: isSet(object.algorithm) ? globalThis.String(object.algorithm) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+      previousFingerprint: isSet(object.previousFingerprint)
+        ? globalThis.String(object.previousFingerprint)
+        : isSet(object.previous_fingerprint)
+        ? globalThis.String(object.previous_fingerprint)
+        : "",
+      overlapUntil: isSet(object.overlapUntil)
+        ? globalThis.String(object.overlapUntil)
+        : isSet(object.overlap_until)
+        ? globalThis.String(object.overlap_until)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: SigningKeyRolled): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.fingerprint !== "") {
+      obj.fingerprint = message.fingerprint;
+    }
+    if (message.publicKeyArmored !== "") {
+      obj.publicKeyArmored = message.publicKeyArmored;
+    }
+    if (message.sealedPrivateKey !== "") {
+      obj.sealedPrivateKey = message.sealedPrivateKey;
+    }
+    if (message.algorithm !== "") {
+      obj.algorithm = message.algorithm;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.previousFingerprint !== "") {
+      obj.previousFingerprint = message.previousFingerprint;
+    }
+    if (message.overlapUntil !== "") {
+      obj.overlapUntil = message.overlapUntil;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SigningKeyRolled>): SigningKeyRolled {
+    return SigningKeyRolled.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SigningKeyRolled>): SigningKeyRolled {
+    const message = createBaseSigningKeyRolled();
+    message.repositoryId = object.repositoryId ?? "";
+    message.fingerprint = object.fingerprint ?? "";
+    message.publicKeyArmored = object.publicKeyArmored ?? "";
+    message.sealedPrivateKey = object.sealedPrivateKey ?? "";
+    message.algorithm = object.algorithm ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    message.previousFingerprint = object.previousFingerprint ?? "";
+    message.overlapUntil = object.overlapUntil ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseSigningKeysChanged(): SigningKeysChanged {
+  return { repositoryId: "", signingFingerprints: [], changedAt: "" };
+}
+
+export const SigningKeysChanged: MessageFns<SigningKeysChanged> = {
+  encode(message: SigningKeysChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    for (const v of message.signingFingerprints) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.changedAt !== "") {
+      writer.uint32(26).string(message.changedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SigningKeysChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSigningKeysChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.signingFingerprints.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.changedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SigningKeysChanged {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      signingFingerprints: globalThis.Array.isArray(object?.signingFingerprints)
+        ? object.signingFingerprints.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.signing_fingerprints)
+        ? object.signing_fingerprints.map((e: any) => globalThis.String(e))
+        : [],
+      changedAt: isSet(object.changedAt)
+        ? globalThis.String(object.changedAt)
+        : isSet(object.changed_at)
+        ? globalThis.String(object.changed_at)
+        : "",
+    };
+  },
+
+  toJSON(message: SigningKeysChanged): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.signingFingerprints?.length) {
+      obj.signingFingerprints = message.signingFingerprints;
+    }
+    if (message.changedAt !== "") {
+      obj.changedAt = message.changedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SigningKeysChanged>): SigningKeysChanged {
+    return SigningKeysChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SigningKeysChanged>): SigningKeysChanged {
+    const message = createBaseSigningKeysChanged();
+    message.repositoryId = object.repositoryId ?? "";
+    message.signingFingerprints = object.signingFingerprints?.map((e) => e) || [];
+    message.changedAt = object.changedAt ?? "";
     return message;
   },
 };

@@ -13,10 +13,40 @@ export interface GetPublicKeyRequest {
 }
 
 export interface PublicKey {
+  /**
+   * every key of the repository (current, the one it replaces while both sign, retired
+   * ones that still verify packages signed before), one armored block each
+   */
   armored: string;
+  /** the current key's */
   fingerprint: string;
-  /** the binary keyring apt's signed-by=/…/<repo>.gpg needs */
+  /** the same keys as a binary keyring: what apt's signed-by=/…/<repo>.gpg needs */
   binary: Buffer;
+}
+
+export interface ListKeysRequest {
+  repositoryId: string;
+}
+
+export interface ListKeysResponse {
+  keys: SigningKeyInfo[];
+}
+
+export interface SigningKeyInfo {
+  fingerprint: string;
+  algorithm: string;
+  createdAt: string;
+  /** empty: never expires (keys made before keys had an expiry) */
+  expiresAt: string;
+  /** "current" | "previous" (still signs until signs_until) | "retired" */
+  status: string;
+  signsUntil: string;
+}
+
+export interface RollKeyRequest {
+  repositoryId: string;
+  /** how long the old key keeps signing beside the new one; 0: the configured default */
+  overlapSeconds: number;
 }
 
 export interface SignRequest {
@@ -30,6 +60,18 @@ export interface SignResponse {
   clearsigned: Buffer;
   detached: Buffer;
   detachedArmored: Buffer;
+  keyFingerprint: string;
+}
+
+export interface SignRpmHeaderRequest {
+  repositoryId: string;
+  /** the main header as stored in the package: magic through the end of its data store */
+  header: Buffer;
+}
+
+export interface SignRpmHeaderResponse {
+  /** one OpenPGP signature packet */
+  signature: Buffer;
   keyFingerprint: string;
 }
 
@@ -203,6 +245,402 @@ export const PublicKey: MessageFns<PublicKey> = {
     message.armored = object.armored ?? "";
     message.fingerprint = object.fingerprint ?? "";
     message.binary = object.binary ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
+function createBaseListKeysRequest(): ListKeysRequest {
+  return { repositoryId: "" };
+}
+
+export const ListKeysRequest: MessageFns<ListKeysRequest> = {
+  encode(message: ListKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListKeysRequest {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListKeysRequest): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListKeysRequest>): ListKeysRequest {
+    return ListKeysRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListKeysRequest>): ListKeysRequest {
+    const message = createBaseListKeysRequest();
+    message.repositoryId = object.repositoryId ?? "";
+    return message;
+  },
+};
+
+function createBaseListKeysResponse(): ListKeysResponse {
+  return { keys: [] };
+}
+
+export const ListKeysResponse: MessageFns<ListKeysResponse> = {
+  encode(message: ListKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      SigningKeyInfo.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(SigningKeyInfo.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListKeysResponse {
+    return {
+      keys: globalThis.Array.isArray(object?.keys) ? object.keys.map((e: any) => SigningKeyInfo.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListKeysResponse): unknown {
+    const obj: any = {};
+    if (message.keys?.length) {
+      obj.keys = message.keys.map((e) => SigningKeyInfo.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListKeysResponse>): ListKeysResponse {
+    return ListKeysResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListKeysResponse>): ListKeysResponse {
+    const message = createBaseListKeysResponse();
+    message.keys = object.keys?.map((e) => SigningKeyInfo.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSigningKeyInfo(): SigningKeyInfo {
+  return { fingerprint: "", algorithm: "", createdAt: "", expiresAt: "", status: "", signsUntil: "" };
+}
+
+export const SigningKeyInfo: MessageFns<SigningKeyInfo> = {
+  encode(message: SigningKeyInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fingerprint !== "") {
+      writer.uint32(10).string(message.fingerprint);
+    }
+    if (message.algorithm !== "") {
+      writer.uint32(18).string(message.algorithm);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(26).string(message.createdAt);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(34).string(message.expiresAt);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.signsUntil !== "") {
+      writer.uint32(50).string(message.signsUntil);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SigningKeyInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSigningKeyInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fingerprint = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.algorithm = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.signsUntil = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SigningKeyInfo {
+    return {
+      fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
+      algorithm: isSet(object.algorithm) ? globalThis.String(object.algorithm) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      signsUntil: isSet(object.signsUntil)
+        ? globalThis.String(object.signsUntil)
+        : isSet(object.signs_until)
+        ? globalThis.String(object.signs_until)
+        : "",
+    };
+  },
+
+  toJSON(message: SigningKeyInfo): unknown {
+    const obj: any = {};
+    if (message.fingerprint !== "") {
+      obj.fingerprint = message.fingerprint;
+    }
+    if (message.algorithm !== "") {
+      obj.algorithm = message.algorithm;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.signsUntil !== "") {
+      obj.signsUntil = message.signsUntil;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SigningKeyInfo>): SigningKeyInfo {
+    return SigningKeyInfo.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SigningKeyInfo>): SigningKeyInfo {
+    const message = createBaseSigningKeyInfo();
+    message.fingerprint = object.fingerprint ?? "";
+    message.algorithm = object.algorithm ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    message.status = object.status ?? "";
+    message.signsUntil = object.signsUntil ?? "";
+    return message;
+  },
+};
+
+function createBaseRollKeyRequest(): RollKeyRequest {
+  return { repositoryId: "", overlapSeconds: 0 };
+}
+
+export const RollKeyRequest: MessageFns<RollKeyRequest> = {
+  encode(message: RollKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.overlapSeconds !== 0) {
+      writer.uint32(16).uint32(message.overlapSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RollKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRollKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.overlapSeconds = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RollKeyRequest {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      overlapSeconds: isSet(object.overlapSeconds)
+        ? globalThis.Number(object.overlapSeconds)
+        : isSet(object.overlap_seconds)
+        ? globalThis.Number(object.overlap_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: RollKeyRequest): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.overlapSeconds !== 0) {
+      obj.overlapSeconds = Math.round(message.overlapSeconds);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RollKeyRequest>): RollKeyRequest {
+    return RollKeyRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RollKeyRequest>): RollKeyRequest {
+    const message = createBaseRollKeyRequest();
+    message.repositoryId = object.repositoryId ?? "";
+    message.overlapSeconds = object.overlapSeconds ?? 0;
     return message;
   },
 };
@@ -442,6 +880,184 @@ export const SignResponse: MessageFns<SignResponse> = {
   },
 };
 
+function createBaseSignRpmHeaderRequest(): SignRpmHeaderRequest {
+  return { repositoryId: "", header: Buffer.alloc(0) };
+}
+
+export const SignRpmHeaderRequest: MessageFns<SignRpmHeaderRequest> = {
+  encode(message: SignRpmHeaderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.header.length !== 0) {
+      writer.uint32(18).bytes(message.header);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignRpmHeaderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignRpmHeaderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.header = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignRpmHeaderRequest {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      header: isSet(object.header) ? Buffer.from(bytesFromBase64(object.header)) : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: SignRpmHeaderRequest): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.header.length !== 0) {
+      obj.header = base64FromBytes(message.header);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignRpmHeaderRequest>): SignRpmHeaderRequest {
+    return SignRpmHeaderRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignRpmHeaderRequest>): SignRpmHeaderRequest {
+    const message = createBaseSignRpmHeaderRequest();
+    message.repositoryId = object.repositoryId ?? "";
+    message.header = object.header ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
+function createBaseSignRpmHeaderResponse(): SignRpmHeaderResponse {
+  return { signature: Buffer.alloc(0), keyFingerprint: "" };
+}
+
+export const SignRpmHeaderResponse: MessageFns<SignRpmHeaderResponse> = {
+  encode(message: SignRpmHeaderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.signature.length !== 0) {
+      writer.uint32(10).bytes(message.signature);
+    }
+    if (message.keyFingerprint !== "") {
+      writer.uint32(18).string(message.keyFingerprint);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignRpmHeaderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignRpmHeaderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.signature = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyFingerprint = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignRpmHeaderResponse {
+    return {
+      signature: isSet(object.signature) ? Buffer.from(bytesFromBase64(object.signature)) : Buffer.alloc(0),
+      keyFingerprint: isSet(object.keyFingerprint)
+        ? globalThis.String(object.keyFingerprint)
+        : isSet(object.key_fingerprint)
+        ? globalThis.String(object.key_fingerprint)
+        : "",
+    };
+  },
+
+  toJSON(message: SignRpmHeaderResponse): unknown {
+    const obj: any = {};
+    if (message.signature.length !== 0) {
+      obj.signature = base64FromBytes(message.signature);
+    }
+    if (message.keyFingerprint !== "") {
+      obj.keyFingerprint = message.keyFingerprint;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SignRpmHeaderResponse>): SignRpmHeaderResponse {
+    return SignRpmHeaderResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SignRpmHeaderResponse>): SignRpmHeaderResponse {
+    const message = createBaseSignRpmHeaderResponse();
+    message.signature = object.signature ?? Buffer.alloc(0);
+    message.keyFingerprint = object.keyFingerprint ?? "";
+    return message;
+  },
+};
+
 export type SigningServiceDefinition = typeof SigningServiceDefinition;
 export const SigningServiceDefinition = {
   name: "SigningService",
@@ -467,6 +1083,38 @@ export const SigningServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The OpenPGP signature rpm stores as RPMSIGTAG_RSA (SHA-256, the repository's RSA-4096
+     * key) over an uploaded package's main header. The header itself travels, not a digest:
+     * an OpenPGP v4 signature hashes its own trailer after the data, so a finished digest of
+     * the header alone cannot be signed.
+     */
+    signRpmHeader: {
+      name: "SignRpmHeader",
+      requestType: SignRpmHeaderRequest as typeof SignRpmHeaderRequest,
+      requestStream: false,
+      responseType: SignRpmHeaderResponse as typeof SignRpmHeaderResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The repository's keys, newest first (the caller must see the repository). */
+    listKeys: {
+      name: "ListKeys",
+      requestType: ListKeysRequest as typeof ListKeysRequest,
+      requestStream: false,
+      responseType: ListKeysResponse as typeof ListKeysResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** A new key that signs beside the current one for overlap_seconds, then alone. */
+    rollKey: {
+      name: "RollKey",
+      requestType: RollKeyRequest as typeof RollKeyRequest,
+      requestStream: false,
+      responseType: SigningKeyInfo as typeof SigningKeyInfo,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -477,6 +1125,20 @@ export interface SigningServiceImplementation<CallContextExt = {}> {
    * armored detached signature for repomd.xml.
    */
   sign(request: SignRequest, context: CallContext & CallContextExt): Promise<DeepPartial<SignResponse>>;
+  /**
+   * The OpenPGP signature rpm stores as RPMSIGTAG_RSA (SHA-256, the repository's RSA-4096
+   * key) over an uploaded package's main header. The header itself travels, not a digest:
+   * an OpenPGP v4 signature hashes its own trailer after the data, so a finished digest of
+   * the header alone cannot be signed.
+   */
+  signRpmHeader(
+    request: SignRpmHeaderRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<SignRpmHeaderResponse>>;
+  /** The repository's keys, newest first (the caller must see the repository). */
+  listKeys(request: ListKeysRequest, context: CallContext & CallContextExt): Promise<DeepPartial<ListKeysResponse>>;
+  /** A new key that signs beside the current one for overlap_seconds, then alone. */
+  rollKey(request: RollKeyRequest, context: CallContext & CallContextExt): Promise<DeepPartial<SigningKeyInfo>>;
 }
 
 export interface SigningServiceClient<CallOptionsExt = {}> {
@@ -486,6 +1148,20 @@ export interface SigningServiceClient<CallOptionsExt = {}> {
    * armored detached signature for repomd.xml.
    */
   sign(request: DeepPartial<SignRequest>, options?: CallOptions & CallOptionsExt): Promise<SignResponse>;
+  /**
+   * The OpenPGP signature rpm stores as RPMSIGTAG_RSA (SHA-256, the repository's RSA-4096
+   * key) over an uploaded package's main header. The header itself travels, not a digest:
+   * an OpenPGP v4 signature hashes its own trailer after the data, so a finished digest of
+   * the header alone cannot be signed.
+   */
+  signRpmHeader(
+    request: DeepPartial<SignRpmHeaderRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<SignRpmHeaderResponse>;
+  /** The repository's keys, newest first (the caller must see the repository). */
+  listKeys(request: DeepPartial<ListKeysRequest>, options?: CallOptions & CallOptionsExt): Promise<ListKeysResponse>;
+  /** A new key that signs beside the current one for overlap_seconds, then alone. */
+  rollKey(request: DeepPartial<RollKeyRequest>, options?: CallOptions & CallOptionsExt): Promise<SigningKeyInfo>;
 }
 
 function bytesFromBase64(b64: string): Uint8Array {

@@ -26,6 +26,16 @@ export interface RepoTokenRevoked {
   revokedAt: string;
 }
 
+/**
+ * A repository token's value was shown to an account access token (module-internal): if
+ * that account token is revoked, so is this one, since its holder may have kept the value.
+ */
+export interface RepoTokenRevealed {
+  tokenId: string;
+  accessTokenId: string;
+  revealedAt: string;
+}
+
 export interface AccessTokenCreated {
   tokenId: string;
   ownerId: string;
@@ -369,6 +379,119 @@ export const RepoTokenRevoked: MessageFns<RepoTokenRevoked> = {
     message.repositoryId = object.repositoryId ?? "";
     message.ownerId = object.ownerId ?? "";
     message.revokedAt = object.revokedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseRepoTokenRevealed(): RepoTokenRevealed {
+  return { tokenId: "", accessTokenId: "", revealedAt: "" };
+}
+
+export const RepoTokenRevealed: MessageFns<RepoTokenRevealed> = {
+  encode(message: RepoTokenRevealed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tokenId !== "") {
+      writer.uint32(10).string(message.tokenId);
+    }
+    if (message.accessTokenId !== "") {
+      writer.uint32(18).string(message.accessTokenId);
+    }
+    if (message.revealedAt !== "") {
+      writer.uint32(26).string(message.revealedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RepoTokenRevealed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRepoTokenRevealed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accessTokenId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.revealedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RepoTokenRevealed {
+    return {
+      tokenId: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+      accessTokenId: isSet(object.accessTokenId)
+        ? globalThis.String(object.accessTokenId)
+        : isSet(object.access_token_id)
+        ? globalThis.String(object.access_token_id)
+        : "",
+      revealedAt: isSet(object.revealedAt)
+        ? globalThis.String(object.revealedAt)
+        : isSet(object.revealed_at)
+        ? globalThis.String(object.revealed_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RepoTokenRevealed): unknown {
+    const obj: any = {};
+    if (message.tokenId !== "") {
+      obj.tokenId = message.tokenId;
+    }
+    if (message.accessTokenId !== "") {
+      obj.accessTokenId = message.accessTokenId;
+    }
+    if (message.revealedAt !== "") {
+      obj.revealedAt = message.revealedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RepoTokenRevealed>): RepoTokenRevealed {
+    return RepoTokenRevealed.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RepoTokenRevealed>): RepoTokenRevealed {
+    const message = createBaseRepoTokenRevealed();
+    message.tokenId = object.tokenId ?? "";
+    message.accessTokenId = object.accessTokenId ?? "";
+    message.revealedAt = object.revealedAt ?? "";
     return message;
   },
 };

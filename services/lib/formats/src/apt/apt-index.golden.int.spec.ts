@@ -16,7 +16,12 @@ const CORPUS: DebSpec[] = [
   { name: 'hello', version: '1.0-1', arch: 'amd64', depends: 'libc6 (>= 2.34)', compression: 'xz' },
   { name: 'hello-doc', version: '1.0-1', arch: 'all', compression: 'gzip' },
   { name: 'hello-data', version: '2:3.1~rc1-0ubuntu2', arch: 'all', description: 'data files\n with a longer description.\n .\n And a second paragraph.', compression: 'zstd' },
-  { name: 'widget', version: '0.9+git20240101-3', arch: 'amd64', depends: 'hello (= 1.0-1) | hello-doc', compression: 'none' },
+  {
+    name: 'widget', version: '0.9+git20240101-3', arch: 'amd64', depends: 'hello (= 1.0-1) | hello-doc', compression: 'none',
+    // known fields after the description and unknown ones between them: apt-ftparchive reorders the first and keeps the rest in order
+    fields: [['X-Zeta', 'last'], ['Homepage', 'https://widget.example'], ['Multi-Arch', 'foreign'], ['Breaks', 'widget-old (<< 0.9)'], ['X-Alpha', 'first'],
+      ['Source', 'widget-src'], ['Provides', 'gadget'], ['Pre-Depends', 'dpkg (>= 1.19)'], ['Recommends', 'hello'], ['Built-Using', 'gcc-12 (= 12.2.0-14)'], ['Essential', 'no']],
+  },
   { name: 'widget', version: '0.9+git20240101-3', arch: 'arm64', compression: 'xz' },
   { name: 'libacme1', version: '5.2.1-1', arch: 'amd64', depends: 'libc6 (>= 2.17), libstdc++6', compression: 'zstd' },
 ];
@@ -58,13 +63,16 @@ describe('APT index writers against apt-ftparchive', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('writes the same Packages stanzas as apt-ftparchive, field by field', async () => {
+  it('writes the same Packages stanzas as apt-ftparchive, field by field and in its field order', async () => {
     const { stdout } = await run('apt-ftparchive', ['packages', 'pool'], { cwd: root });
     const expected = readStanzas(stdout);
     const ours = readStanzas(entries.map(packagesStanza).join(''));
     expect(ours.size).toBe(CORPUS.length);
     expect([...ours.keys()].sort()).toEqual([...expected.keys()].sort());
-    for (const [key, fields] of expected) expect({ key, ...ours.get(key) }).toEqual({ key, ...fields });
+    for (const [key, fields] of expected) {
+      expect({ key, ...ours.get(key) }).toEqual({ key, ...fields });
+      expect({ key, order: Object.keys(ours.get(key)!) }).toEqual({ key, order: Object.keys(fields) });
+    }
   });
 
   it('lists the same hashes and sizes as apt-ftparchive release for our index files', async () => {

@@ -17,17 +17,24 @@ const entry = (name: string, architecture: string): AptIndexEntry => ({
 });
 
 describe('packagesStanza', () => {
-  it('is the control stanza followed by Filename, Size and the digests, then a blank line', () => {
+  it('is the control fields, Filename, Size and the digests in apt-ftparchive’s order, then a blank line', () => {
     expect(packagesStanza(entry('hello', 'amd64'))).toBe(
-      'Package: hello\nVersion: 1.0-1\nArchitecture: amd64\nDescription: greets\n the world\n' +
+      'Package: hello\nArchitecture: amd64\nVersion: 1.0-1\n' +
         'Filename: pool/main/h/hello/hello_1.0-1_amd64.deb\nSize: 1234\n' +
-        `MD5sum: ${'a'.repeat(32)}\nSHA1: ${'b'.repeat(40)}\nSHA256: ${'c'.repeat(64)}\nSHA512: ${'d'.repeat(128)}\n\n`,
+        `MD5sum: ${'a'.repeat(32)}\nSHA1: ${'b'.repeat(40)}\nSHA256: ${'c'.repeat(64)}\nSHA512: ${'d'.repeat(128)}\n` +
+        'Description: greets\n the world\n\n',
     );
+  });
+
+  it('puts fields apt-ftparchive does not know last, in the package’s own order', () => {
+    const control = [{ name: 'X-Zeta', value: 'z' }, { name: 'Package', value: 'hello' }, { name: 'x-alpha', value: 'a' }, { name: 'depends', value: 'libc6' }];
+    const names = packagesStanza({ ...entry('hello', 'amd64'), control }).split('\n').map((line) => line.slice(0, line.indexOf(':')));
+    expect(names).toEqual(['Package', 'depends', 'Filename', 'Size', 'MD5sum', 'SHA1', 'SHA256', 'SHA512', 'X-Zeta', 'x-alpha', '', '']);
   });
 
   it('writes a value that starts on the next line without a trailing space', () => {
     const stanza = packagesStanza({ ...entry('hello', 'amd64'), control: [{ name: 'Package', value: 'hello' }, { name: 'Description', value: '\n text' }] });
-    expect(stanza.startsWith('Package: hello\nDescription:\n text\nFilename:')).toBe(true);
+    expect(stanza.endsWith(`SHA512: ${'d'.repeat(128)}\nDescription:\n text\n\n`)).toBe(true);
   });
 
   it('refuses a pool filename that would break the stanza', () => {

@@ -12,27 +12,45 @@ export interface AptIndexEntry {
 }
 
 /**
- * One Packages stanza, ending with the blank separator line: the control fields in the
- * package's own order, then Filename, Size and the digests as apt-ftparchive appends them.
- * Depends only on the entry, so callers cache it per package and an index of 10,000
- * packages is a concatenation.
+ * The field order apt-ftparchive writes (apt-pkg's TFRewritePackageOrder as of apt 2.6):
+ * fields it knows in this order, the index fields at their places, then every other field
+ * in the package's own order.
+ */
+const PACKAGES_FIELD_ORDER = [
+  'Package', 'Package-Type', 'Architecture', 'Subarchitecture', 'Version', 'Kernel-Version', 'Built-Using', 'Static-Built-Using',
+  'Built-For-Profiles', 'Auto-Built-Package', 'Multi-Arch', 'Status', 'Priority', 'Build-Essential', 'Protected', 'Important', 'Essential',
+  'Installer-Menu-Item', 'Section', 'Source', 'Origin', 'Phased-Update-Percentage', 'Maintainer', 'Original-Maintainer', 'Bugs',
+  'Config-Version', 'Conffiles', 'Triggers-Awaited', 'Triggers-Pending', 'Installed-Size', 'Provides', 'Pre-Depends', 'Depends',
+  'Recommends', 'Suggests', 'Conflicts', 'Breaks', 'Replaces', 'Enhances', 'Filename', 'MSDOS-Filename', 'Size', 'MD5sum', 'SHA1',
+  'SHA256', 'SHA512', 'Homepage', 'Description', 'Description-md5', 'Tag', 'Task',
+];
+const FIELD_RANK = new Map(PACKAGES_FIELD_ORDER.map((name, rank) => [name.toLowerCase(), rank]));
+const rankOf = (field: ControlField) => FIELD_RANK.get(field.name.toLowerCase()) ?? PACKAGES_FIELD_ORDER.length;
+
+/**
+ * One Packages stanza, ending with the blank separator line: the control fields and
+ * Filename, Size and the digests, in apt-ftparchive's field order. Depends only on the
+ * entry, so callers cache it per package and an index of 10,000 packages is a
+ * concatenation.
  */
 export function packagesStanza(entry: AptIndexEntry): string {
   if (/[\n\r]/.test(entry.filename)) throw new Error('pool filename must be a single line');
+  const fields: ControlField[] = [
+    ...entry.control,
+    { name: 'Filename', value: entry.filename },
+    { name: 'Size', value: String(entry.file.size) },
+    { name: 'MD5sum', value: entry.file.md5 },
+    { name: 'SHA1', value: entry.file.sha1 },
+    { name: 'SHA256', value: entry.file.sha256 },
+    { name: 'SHA512', value: entry.file.sha512 },
+  ];
   let stanza = '';
-  for (const field of entry.control) {
+  // Array.prototype.sort is stable: unknown fields keep the package's own order
+  for (const field of fields.sort((a, b) => rankOf(a) - rankOf(b))) {
     // A value may start on the next line (e.g. "Description:" then " text"): no trailing space then.
     stanza += field.value === '' || field.value.startsWith('\n') ? `${field.name}:${field.value}\n` : `${field.name}: ${field.value}\n`;
   }
-  return (
-    stanza +
-    `Filename: ${entry.filename}\n` +
-    `Size: ${entry.file.size}\n` +
-    `MD5sum: ${entry.file.md5}\n` +
-    `SHA1: ${entry.file.sha1}\n` +
-    `SHA256: ${entry.file.sha256}\n` +
-    `SHA512: ${entry.file.sha512}\n\n`
-  );
+  return `${stanza}\n`;
 }
 
 const architectureOf = (entry: AptIndexEntry) =>

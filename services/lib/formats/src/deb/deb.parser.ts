@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { extract } from 'tar-stream';
 import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from '../common/artifact-format.error';
@@ -154,7 +155,13 @@ async function controlFileFrom(tar: Buffer, maxControlFileBytes: number): Promis
       }
       const chunks: Buffer[] = [];
       for await (const chunk of entry) if (isControl) chunks.push(chunk as Buffer);
-      if (isControl) control = Buffer.concat(chunks).toString('utf8');
+      if (isControl) {
+        const bytes = Buffer.concat(chunks);
+        // Policy §5.1: control files are UTF-8. Guessing another encoding would publish
+        // text the maintainer never wrote, so the upload is refused instead.
+        if (!isUtf8(bytes)) throw new ArtifactFormatError(Code.invalidControl, 'control file is not valid UTF-8 (Debian Policy §5.1); re-encode it as UTF-8 and rebuild the package');
+        control = bytes.toString('utf8');
+      }
     }
     return control;
   })();

@@ -43,6 +43,7 @@ describe('parseDeb', () => {
     ['a second stanza smuggling Filename', maliciousDebs.secondStanzaSmugglingFilename, ArtifactFormatErrorCode.invalidControl, 'second stanza'],
     ['a newline-injected index field', maliciousDebs.newlineInjectedField, ArtifactFormatErrorCode.invalidControl, 'index field SHA256'],
     ['a carriage-return-injected field', maliciousDebs.carriageReturnInjectedField, ArtifactFormatErrorCode.invalidControl, 'carriage return'],
+    ['a control file that is not UTF-8', maliciousDebs.latin1Control, ArtifactFormatErrorCode.invalidControl, 'not valid UTF-8'],
     ['a gzip bomb as control.tar', maliciousDebs.gzipBombControlTar, ArtifactFormatErrorCode.decompressionLimit, 'decompresses to more than'],
     ['a missing debian-binary', maliciousDebs.missingDebianBinary, ArtifactFormatErrorCode.invalidDeb, 'first member of a .deb must be debian-binary'],
     ['format version 3.0', maliciousDebs.unsupportedFormatVersion, ArtifactFormatErrorCode.invalidDeb, 'unsupported .deb format version'],

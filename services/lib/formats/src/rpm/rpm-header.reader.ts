@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from '../common/artifact-format.error';
 
 /** rpm's on-disk header structure: magic, index entries, then the data store. */
@@ -112,9 +113,23 @@ export class RpmHeader {
     for (let i = 0; i < count; i++) {
       const end = this.data.indexOf(0, at);
       if (end < 0) throw invalid(`${this.what} has an unterminated string`);
-      values.push(this.data.toString('utf8', at, end));
+      values.push(headerText(this.data.subarray(at, end)));
       at = end + 1;
     }
     return values;
   }
+}
+
+/**
+ * A header string as createrepo_c puts it into repodata: UTF-8 when it is valid UTF-8;
+ * otherwise (older packages were often built in ISO-8859-1 or -2) read as Latin-1 the way
+ * createrepo_c's cr_latin1_to_utf8 does, keeping ASCII and U+00C0-U+00FF and dropping the
+ * bytes 0x80-0xBF. A dependency name then reads the same here as in every repository
+ * createrepo_c made, which is what lets a Requires meet its Provides.
+ */
+export function headerText(bytes: Buffer): string {
+  if (isUtf8(bytes)) return bytes.toString('utf8');
+  let text = '';
+  for (const byte of bytes) if (byte < 0x80 || byte >= 0xc0) text += String.fromCharCode(byte);
+  return text;
 }

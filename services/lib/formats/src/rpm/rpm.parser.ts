@@ -3,6 +3,7 @@ import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from '../common/
 import { HashingStreamReader } from '../common/hashing-stream.reader';
 import { inThreadDigester, type ParseOptions } from '../common/stream-digester';
 import { HEADER_PREAMBLE_BYTES, type HeaderLimits, RpmHeader, headerBodyBytes, readHeaderPreamble } from './rpm-header.reader';
+import { RPM_LEAD_BYTES } from './rpm-signature-header';
 
 export type RpmDependencyFlag = 'EQ' | 'LT' | 'LE' | 'GT' | 'GE';
 
@@ -80,7 +81,6 @@ export const DEFAULT_RPM_LIMITS: RpmParseLimits = {
   changelogLimit: 10,
 };
 
-const LEAD_BYTES = 96;
 const LEAD_MAGIC = Buffer.from([0xed, 0xab, 0xee, 0xdb]);
 const LEAD_TYPE_SOURCE = 1;
 
@@ -129,7 +129,7 @@ export async function parseRpm(input: Readable, limits: Partial<RpmParseLimits> 
 }
 
 async function readRpm(reader: HashingStreamReader, limits: RpmParseLimits): Promise<RpmPackage> {
-  const lead = await reader.read(LEAD_BYTES, 'rpm lead');
+  const lead = await reader.read(RPM_LEAD_BYTES, 'rpm lead');
   if (!lead.subarray(0, 4).equals(LEAD_MAGIC)) throw invalid('file is not an RPM package (no lead magic)');
   if (lead.readUInt16BE(6) === LEAD_TYPE_SOURCE) throw new ArtifactFormatError(Code.sourceRpm, 'source RPMs cannot be uploaded; upload the binary packages');
 

@@ -51,6 +51,26 @@ describe('parseRpm', () => {
     expect(parsed.headerRange.start).toBe(136);
   });
 
+  it('reads ISO-8859-1 header strings as createrepo_c does, so a Latin-1 Requires keeps its characters', async () => {
+    const rpm = craftRpm({
+      tags: [
+        ...minimalRpmTags('latin').filter((tag) => tag.tag !== 1004),
+        { tag: 1004, type: 'string', value: 'Caf\u00e9 \u00a9 cr\u00e8me', encoding: 'latin1' },
+        { tag: 1049, type: 'stringArray', value: ['\u00e0\u00e1\u00e2\u00e3\u00e4\u00e5\u00e7', 'gr\u00fc\u00dfe'], encoding: 'latin1' },
+        { tag: 1048, type: 'int32', value: [0, 0] },
+        { tag: 1050, type: 'stringArray', value: ['', ''] },
+        { tag: 1081, type: 'stringArray', value: ['J\u00fcrgen \u2013 UTF-8 stays'] },
+        { tag: 1080, type: 'int32', value: [100] },
+        { tag: 1082, type: 'stringArray', value: ['- Premi\u00e8re'], encoding: 'latin1' },
+      ],
+    });
+    const parsed = await parseRpm(streamOf(rpm));
+    expect(parsed.requires.map((requirement) => requirement.name)).toEqual(['àáâãäåç', 'grüße']);
+    // createrepo_c drops the bytes 0x80-0xBF (here the © sign) rather than guess at them
+    expect(parsed.summary).toBe('Café  crème');
+    expect(parsed.changelog).toEqual([{ date: 100, author: 'Jürgen – UTF-8 stays', text: '- Première' }]);
+  });
+
   it.each([
     ['an absurd index count', maliciousRpms.absurdIndexCount, ArtifactFormatErrorCode.invalidRpm, 'index entries'],
     ['an absurd data size', maliciousRpms.absurdDataSize, ArtifactFormatErrorCode.invalidRpm, 'data bytes'],

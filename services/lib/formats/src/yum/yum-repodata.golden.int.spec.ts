@@ -32,6 +32,15 @@ const CORPUS: RpmSpec[] = [
   { name: 'acme-lib', version: '1.4.2', release: '7', arch: 'x86_64', provides: ['libacme.so.1()(64bit)'], files: ['/usr/lib64/libacme.so.1'] },
   { name: 'empty-meta', version: '1', release: '1', arch: 'noarch', files: [] },
   { name: 'dirs-only', version: '3.1', release: '2', arch: 'noarch', files: ['/etc/dirs-only/', '/var/lib/dirs-only/'], changelog: changelog.slice(0, 2) },
+  // built in ISO-8859-1, as older packages were: every header string is Latin-1 bytes
+  {
+    name: 'latin1-legacy', version: '1.0', release: '1', arch: 'noarch', encoding: 'latin1',
+    summary: 'Caf\u00e9 cr\u00e8me \u00a9 2004 \u00e0 la carte',
+    requires: ['\u00e0\u00e1\u00e2\u00e3\u00e4\u00e5\u00e7', 'gr\u00fc\u00dfe >= 1.0'],
+    provides: ['latin-\u00e9t\u00e9'],
+    files: ['/usr/share/latin1-legacy/caf\u00e9.txt', '/usr/share/latin1-legacy/\u00b0degrees.txt'],
+    changelog: [{ date: 'Mon Jan 01 2024', author: 'J\u00fcrgen M\u00fcller <j@example.invalid> - 1.0-1', text: 'Premi\u00e8re version, na\u00efve \u00fcber' }],
+  },
 ];
 
 interface XmlElement {
@@ -42,8 +51,8 @@ interface XmlElement {
 }
 
 const decode = (text: string) =>
-  text.replace(/&(lt|gt|quot|apos|amp|#\d+);/g, (_, entity: string) =>
-    ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[entity] ?? String.fromCharCode(Number(entity.slice(1))));
+  text.replace(/&(lt|gt|quot|apos|amp|#\d+|#x[0-9a-fA-F]+);/g, (_, entity: string) =>
+    ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[entity] ?? String.fromCodePoint(Number(entity.startsWith('#x') ? `0x${entity.slice(2)}` : entity.slice(1))));
 
 /** A tiny XML reader, enough for repodata: elements, attributes, text; no DTDs or CDATA. */
 function parseXml(xml: string): XmlElement {
@@ -115,6 +124,13 @@ describe('YUM repodata writers against createrepo_c', () => {
     const actualPackages = packagesByName(actual);
     expect([...actualPackages.keys()].sort()).toEqual(CORPUS.map((spec) => spec.name).sort());
     for (const [name, element] of expectedPackages) expect(actualPackages.get(name)).toEqual(element);
+  });
+
+  it('converts the Latin-1 package’s strings to the characters they stand for', () => {
+    const latin = ourDocument('primary').children.find((element) => element.children.some((child) => child.name === 'name' && child.text === 'latin1-legacy'))!;
+    const requires = latin.children.find((child) => child.name === 'format')!.children.find((child) => child.name === 'rpm:requires')!;
+    expect(requires.children.map((entry) => entry.attributes.name)).toContain('\u00e0\u00e1\u00e2\u00e3\u00e4\u00e5\u00e7');
+    expect(latin.children.find((child) => child.name === 'summary')!.text).not.toContain('\ufffd');
   });
 
   it('keeps the 10 newest changelog entries like createrepo_c', () => {

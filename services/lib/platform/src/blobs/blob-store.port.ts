@@ -45,8 +45,15 @@ export interface BlobStore {
   move(source: string, target: string): Promise<void>;
   /** deleting a missing key is not an error */
   delete(key: string): Promise<void>;
-  /** every key starting with `prefix`, in no promised order */
-  list(prefix: string): AsyncIterable<string>;
+  /** every key starting with `prefix` (last written before `modifiedBefore`, when given), in no promised order */
+  list(prefix: string, options?: { modifiedBefore?: Date }): AsyncIterable<string>;
+  /**
+   * Removes the temporary objects of puts that ended without cleaning up (a crash, a killed
+   * process): those not written to since `before`. A put in progress writes more often, so
+   * a cutoff older than the longest pause a body may take never touches one.
+   * Resolves with how many were removed.
+   */
+  removeAbandonedTemporaries(before: Date): Promise<number>;
   /** a short-lived GET URL where the adapter supports it */
   presignedGet?(key: string, expirySeconds: number): Promise<string>;
   close(): Promise<void>;

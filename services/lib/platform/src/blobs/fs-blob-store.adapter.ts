@@ -137,10 +137,35 @@ export class FsBlobStore implements BlobStore {
     await rm(this.metaPathOf(key), { force: true });
   }
 
-  async *list(prefix: string): AsyncIterable<string> {
+  async *list(prefix: string, { modifiedBefore }: { modifiedBefore?: Date } = {}): AsyncIterable<string> {
     if (prefix) assertValidKey(`${prefix}x`);
     const base = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
-    yield* this.walk(base, prefix);
+    for await (const key of this.walk(base, prefix)) {
+      if (modifiedBefore && !(await this.writtenBefore(join(this.root, key), modifiedBefore))) continue;
+      yield key;
+    }
+  }
+
+  /** false for a file that is gone (or was replaced) since it was listed */
+  private async writtenBefore(path: string, cutoff: Date): Promise<boolean> {
+    const stats = await stat(path).catch(() => undefined);
+    return stats !== undefined && stats.mtime < cutoff;
+  }
+
+  async removeAbandonedTemporaries(before: Date): Promise<number> {
+    const directory = join(this.root, '.tmp');
+    const names = await readdir(directory).catch((error) => {
+      if (isMissing(error)) return [];
+      throw error;
+    });
+    let removed = 0;
+    for (const name of names) {
+      const path = join(directory, name);
+      if (!(await this.writtenBefore(path, before))) continue;
+      await rm(path, { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   private async *walk(directory: string, prefix: string): AsyncIterable<string> {

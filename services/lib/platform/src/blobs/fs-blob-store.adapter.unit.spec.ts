@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +33,22 @@ describe('filesystem blob store', () => {
         await expect(store.putContentAddressed('packages/r', failingAtOnce)).rejects.toThrow('not a package');
       }
       expect(await readdir(join(dir, '.tmp'))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes temporary files a crashed put left behind, once nothing has written them since the cutoff', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'packyard-blobs-'));
+    try {
+      const store = await createBlobStore({ kind: 'fs', dir });
+      mkdirSync(join(dir, '.tmp'));
+      writeFileSync(join(dir, '.tmp', 'crashed'), 'half a package');
+      writeFileSync(join(dir, '.tmp', 'recent'), 'maybe someone is still writing');
+      const anHourAgo = new Date(Date.now() - 3600_000);
+      utimesSync(join(dir, '.tmp', 'crashed'), anHourAgo, anHourAgo);
+      expect(await store.removeAbandonedTemporaries(new Date(Date.now() - 60_000))).toBe(1);
+      expect(await readdir(join(dir, '.tmp'))).toEqual(['recent']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -174,12 +174,31 @@ export class S3BlobStore implements BlobStore {
     await this.client.removeObject(this.bucket, key);
   }
 
-  async *list(prefix: string): AsyncIterable<string> {
+  async *list(prefix: string, { modifiedBefore }: { modifiedBefore?: Date } = {}): AsyncIterable<string> {
     if (prefix) assertValidKey(`${prefix}x`);
-    for await (const item of this.client.listObjectsV2(this.bucket, prefix, true)) {
-      const name = (item as { name?: string }).name;
-      if (name && !name.startsWith(TEMPORARY_PREFIX)) yield name;
+    for await (const { name, lastModified } of this.objectsUnder(prefix)) {
+      if (name.startsWith(TEMPORARY_PREFIX)) continue;
+      if (modifiedBefore && !(lastModified < modifiedBefore)) continue;
+      yield name;
     }
+  }
+
+  private async *objectsUnder(prefix: string): AsyncIterable<{ name: string; lastModified: Date }> {
+    for await (const item of this.client.listObjectsV2(this.bucket, prefix, true)) {
+      const { name, lastModified } = item as { name?: string; lastModified?: Date };
+      if (name && lastModified) yield { name, lastModified };
+    }
+  }
+
+  /** the `.tmp/` objects a put copies from; a multipart upload left open is the bucket's lifecycle rule's to abort */
+  async removeAbandonedTemporaries(before: Date): Promise<number> {
+    let removed = 0;
+    for await (const { name, lastModified } of this.objectsUnder(TEMPORARY_PREFIX)) {
+      if (!(lastModified < before)) continue;
+      await this.client.removeObject(this.bucket, name);
+      removed++;
+    }
+    return removed;
   }
 
   presignedGet(key: string, expirySeconds: number): Promise<string> {

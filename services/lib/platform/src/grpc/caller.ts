@@ -60,7 +60,14 @@ export class CallerAssertions {
     try {
       const { payload } = await jwtVerify<{ caller: Partial<Caller> }>(token, this.key, { issuer: ISSUER, algorithms: ['HS256'], requiredClaims: ['exp', 'iat'] });
       const value = payload.caller ?? {};
-      const caller: Caller = { userId: value.userId ?? '', kind: value.kind ?? '', scopes: value.scopes ?? [], repositoryId: value.repositoryId ?? '', tokenId: value.tokenId ?? '' };
+      const caller: Caller = {
+        userId: value.userId ?? '',
+        kind: value.kind ?? '',
+        scopes: value.scopes ?? [],
+        repositoryId: value.repositoryId ?? '',
+        tokenId: value.tokenId ?? '',
+        ...(value.sessionId ? { sessionId: value.sessionId } : {}),
+      };
       if (!caller.kind) throw new CallerAssertionError('the caller assertion names no caller');
       remember(this.verified, token, { caller, expiresAt: payload.exp! * 1000 });
       return caller;

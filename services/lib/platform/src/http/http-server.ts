@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { PackyardError } from '../errors/errors';
@@ -26,6 +26,24 @@ export interface HttpServer {
   port(): number;
 }
 
+/** How long a client may take; a slow link gets through as long as it keeps moving. */
+export interface HttpTimeouts {
+  headersMs: number;
+  /** the whole request, body included, on every route but those with `config.longBody` */
+  requestMs: number;
+  /** nothing received or sent for this long closes the connection */
+  idleMs: number;
+  /** the whole request on a route with `config.longBody` (uploads) */
+  longBodyMs: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** the body may take up to `HttpTimeouts.longBodyMs` (an upload), not `requestMs` */
+    longBody?: boolean;
+  }
+}
+
 /** The JSON error body of the whole API: `{status, message, details}`. */
 export const sendError = (reply: FastifyReply, status: number, message: string, details: Record<string, unknown> = {}) =>
   reply.code(status).type('application/json').send({ status, message, details });
@@ -36,6 +54,17 @@ const statusMessage = (error: FastifyError): string => {
   if (error.validation) return `Invalid request: ${error.message}`;
   return error.message;
 };
+
+/** answers 408 and closes the connection when the body has not arrived whole in time */
+function cutIfIncompleteAfter(request: IncomingMessage, response: ServerResponse, ms: number) {
+  const timer = setTimeout(() => {
+    if (request.complete) return;
+    if (!response.headersSent) response.writeHead(408, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ status: 408, message: 'Request body took too long', details: {} }));
+    request.socket.destroySoon();
+  }, ms);
+  const done = () => clearTimeout(timer);
+  request.once('end', done).once('close', done);
+}
 
 /**
  * The process's HTTP server (fastify). Modules register their plugins on `app` while
@@ -51,16 +80,29 @@ export function createHttpServer(options: {
   /** default false: X-Forwarded-* are ignored unless a trusted proxy sets them */
   trustProxy?: boolean;
   isProcessReady: () => boolean;
+  timeouts: HttpTimeouts;
 }): HttpServer {
+  const { timeouts } = options;
   const edges: EdgeHandler[] = [];
   const app = Fastify({
     serverFactory: (fastifyHandler) =>
-      createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
-        for (const edge of edges) if (edge.matches(request.url ?? '/')) return edge.handle(request, response);
-        fastifyHandler(request, response);
-      }),
+      createServer(
+        {
+          keepAliveTimeout: 65_000,
+          headersTimeout: timeouts.headersMs,
+          // node's own limit is the longest a body may take; the hook below applies the short one
+          requestTimeout: timeouts.longBodyMs,
+          // how often node checks the two above (default 30 s: a limit of 10 s would mean 10–40 s)
+          connectionsCheckingInterval: 1000,
+        },
+        (request, response) => {
+          for (const edge of edges) if (edge.matches(request.url ?? '/')) return edge.handle(request, response);
+          fastifyHandler(request, response);
+        },
+      ).setTimeout(timeouts.idleMs),
     loggerInstance: options.logger,
-    disableRequestLogging: true,
+    // no log line per request: the metrics hooks count and time them
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -85,6 +127,7 @@ export function createHttpServer(options: {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (!request.routeOptions.config.longBody && !request.raw.complete) cutIfIncompleteAfter(request.raw, reply.raw, timeouts.requestMs);
   });
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
     // the route pattern, never the raw URL, keeps label cardinality bounded

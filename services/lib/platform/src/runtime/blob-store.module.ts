@@ -1,7 +1,8 @@
 import { join } from 'node:path';
+import { sweepAbandoned } from '../blobs/abandoned-blobs';
 import { createBlobStore } from '../blobs/blob-store.factory';
 import type { BlobStore } from '../blobs/blob-store.port';
-import { defineSettings, oneOf, text } from './config';
+import { defineSettings, integer, oneOf, text } from './config';
 import { defineModule } from './module';
 
 export const BLOB_STORE_SETTINGS = defineSettings(
@@ -11,6 +12,9 @@ export const BLOB_STORE_SETTINGS = defineSettings(
     s3AccessKey: text('S3_ACCESS_KEY', undefined, 'S3 access key'),
     s3SecretKey: text('S3_SECRET_KEY', undefined, 'S3 secret key'),
     s3Bucket: text('S3_BUCKET', 'packyard', 'S3 bucket'),
+    // a put whose body pauses longer than the HTTP idle timeout is cut, and a staged upload
+    // is claimed within one gRPC deadline: well past both, nothing live can own the blob
+    abandonedAfterSeconds: integer('ABANDONED_BLOBS_AFTER_S', 120, 'a temporary or staged blob untouched this long is left over from a crash or an aborted upload and removed (keep it well above HTTP_IDLE_TIMEOUT_S and GRPC_DEADLINE_MS)', 1),
   },
   (values) => (values.blobs === 's3' && !(values.s3Endpoint && values.s3AccessKey && values.s3SecretKey) ? ['BLOBS=s3 needs S3_ENDPOINT, S3_ACCESS_KEY and S3_SECRET_KEY'] : []),
 );
@@ -41,6 +45,13 @@ export const blobStoreModule = defineModule<BlobStore>({
           }
         : { kind: 'fs', dir: join(ctx.config.dataDir, 'blobs') },
     );
-    return { value: store, stop: () => store.close() };
+    const stopSweeping = await sweepAbandoned('temporary blobs', config.abandonedAfterSeconds * 1000, ctx.logger, (cutoff) => store.removeAbandonedTemporaries(cutoff));
+    return {
+      value: store,
+      stop: async () => {
+        stopSweeping();
+        await store.close();
+      },
+    };
   },
 });

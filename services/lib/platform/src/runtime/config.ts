@@ -55,6 +55,9 @@ export const boolean = (env: string, def: boolean, description: string): Setting
 
 export const GiB = 1024 ** 3;
 
+/** read by every module that writes links for users (install snippets, e-mails) */
+export const PUBLIC_URL_SETTING = text('PUBLIC_URL', undefined, "origin users and apt/dnf reach Packyard at (e.g. https://packages.example.com); defaults to the request's Host");
+
 /** A module's own settings, declared beside its code; `check` relates settings to each other. */
 export interface SettingsDeclaration<S extends Record<string, Setting<unknown>> = Record<string, Setting<unknown>>> {
   settings: S;
@@ -104,6 +107,7 @@ export const PROCESS_SETTINGS = defineSettings(
   {
     dataDir: text('DATA_DIR', './data', 'where the process keeps its SQLite files, blobs and generated keys'),
     logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'log level'),
+    logFormat: oneOf('LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'] as const, 'log lines: one JSON object each, or human-readable (auto: human-readable when stdout is a terminal)'),
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 4_000, 'how long SIGTERM waits for in-flight work before closing', 0),
     masterKey: text('PACKYARD_MASTER_KEY', undefined, 'base64 32-byte key sealing repository tokens and signing keys; generated into DATA_DIR/master.key when unset'),
     maxUploadBytes: integer('MAX_UPLOAD_BYTES', 100 * 1024 * 1024, 'largest package accepted (spec: 100 MiB); the gateway stops reading there, artifact checks it again', 1),

@@ -146,6 +146,10 @@ export const HTTP_SERVER_SETTINGS = defineSettings({
   port: integer('PORT', 8080, 'HTTP port: the API and the console (gateway), the apt/yum edge (delivery), liveness and readiness (every process)', 0, 65535),
   host: text('HOST', '0.0.0.0', 'HTTP listen address'),
   trustProxy: boolean('TRUST_PROXY', false, 'take the client address and scheme from X-Forwarded-* (only behind a proxy that sets them; otherwise clients could fake their IP past the per-IP sign-in limit)'),
+  headersTimeoutSeconds: integer('HTTP_HEADERS_TIMEOUT_S', 10, "time a client has to send a request's headers", 1),
+  requestTimeoutSeconds: integer('HTTP_REQUEST_TIMEOUT_S', 30, 'time a client has to send a whole request, body included (uploads: UPLOAD_TIMEOUT_S)', 1),
+  idleTimeoutSeconds: integer('HTTP_IDLE_TIMEOUT_S', 30, 'a connection on which nothing moves for this long is closed (a stalled upload too)', 1),
+  uploadTimeoutSeconds: integer('UPLOAD_TIMEOUT_S', 3600, 'time an upload may take while it keeps moving (100 MiB in an hour is 29 KB/s)', 1),
 });
 
 /**
@@ -160,13 +164,19 @@ export const httpServerModule = defineModule<HttpServer>({
   deps: [metricsModule, grpcServerModule],
   settings: HTTP_SERVER_SETTINGS,
   init: (ctx) => {
-    const { port, host, trustProxy } = ctx.settings(HTTP_SERVER_SETTINGS);
+    const { port, host, trustProxy, headersTimeoutSeconds, requestTimeoutSeconds, idleTimeoutSeconds, uploadTimeoutSeconds } = ctx.settings(HTTP_SERVER_SETTINGS);
     const http = createHttpServer({
       logger: ctx.logger,
       registry: ctx.use(metricsModule),
       bodyLimit: 1024 * 1024,
       trustProxy,
       isProcessReady: ctx.isProcessReady,
+      timeouts: {
+        headersMs: headersTimeoutSeconds * 1000,
+        requestMs: requestTimeoutSeconds * 1000,
+        idleMs: idleTimeoutSeconds * 1000,
+        longBodyMs: uploadTimeoutSeconds * 1000,
+      },
     });
     return {
       value: http,

@@ -88,9 +88,11 @@ async function buildRepositories(options: ReferenceRepositoryOptions, workDir: s
     await runChecked('reprepro', ['--basedir', reprepro, '--outdir', debOutDir, 'includedeb', 'bookworm', deb], { env: gpgEnv });
   }
 
-  // RPM: createrepo_c metadata, then an armored detached signature over repomd.xml.
+  // RPM: signed packages, createrepo_c metadata, then an armored detached signature over repomd.xml.
   const rpms: string[] = [];
   for (const pkg of options.packages) rpms.push(await buildRpm({ name: pkg.name, version: pkg.version, release: '1', arch: 'noarch' }, join(workDir, 'rpms')));
+  // signed as rpmsign does, so clients run with gpgcheck=1 as they do against Packyard
+  if (rpms.length) await runChecked('rpmsign', ['--define', `_gpg_name ${fingerprint}`, '--define', '__gpg /usr/bin/gpg', '--addsign', ...rpms], { env: gpgEnv });
   for (const distribution of options.rpmDistributions ?? ['el/9']) {
     const rpmDir = join(servedDir, 'rpm', options.workspace, options.repository, distribution);
     await mkdir(rpmDir, { recursive: true });

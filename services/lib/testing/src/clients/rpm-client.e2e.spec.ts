@@ -71,7 +71,7 @@ describe.skipIf(noReference !== undefined)(`dnf and zypper against a signed RPM 
     }
   }
 
-  it.skipIf(noDnf !== undefined)(`dnf installs a noarch package with repo_gpgcheck=1 after importing the key from gpgkey=${skipped(noDnf)}`, async () => {
+  it.skipIf(noDnf !== undefined)(`dnf installs a signed noarch package with gpgcheck=1 and repo_gpgcheck=1 after importing the key from gpgkey=${skipped(noDnf)}`, async () => {
     const root = track(await dnfRoot(repository('el/9')));
     const result = await dnf(root, ['install', packageName]);
     expect(result.code).toBe(0);
@@ -120,6 +120,7 @@ describe.skipIf(noReference !== undefined)(`dnf and zypper against a signed RPM 
     const repoText = await readFile(repoFile, 'utf8');
     expect(repoText).toContain(`baseurl=${reference.rpmRepositoryUrl}/el/9\n`);
     expect(repoText).toMatch(/^repo_gpgcheck=1$/m);
+    expect(repoText).toMatch(/^gpgcheck=1$/m);
     expect(repoText).toMatch(/^skip_if_unavailable=False$/m);
 
     expect((await dnf(root, ['install', packageName])).code).toBe(0);

@@ -27,9 +27,9 @@ const readAll = async (stream: Readable) => {
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 };
-const keysOf = async (store: BlobStore, prefix: string) => {
+const keysOf = async (store: BlobStore, prefix: string, options?: { modifiedBefore?: Date }) => {
   const keys: string[] = [];
-  for await (const key of store.list(prefix)) keys.push(key);
+  for await (const key of store.list(prefix, options)) keys.push(key);
   return keys.sort();
 };
 
@@ -155,6 +155,39 @@ export function blobStoreContract(adapter: string, setup: () => Promise<BlobStor
       expect(await keysOf(store, 'pool')).toEqual(['pool/x/1', 'pool/x/2', 'pool/y', 'poolside/z']);
       expect(await keysOf(store, 'pool/x/')).toEqual(['pool/x/1', 'pool/x/2']);
       expect(await keysOf(store, 'nothing/')).toEqual([]);
+    });
+
+    it('lists only keys last written before a time, when asked', async () => {
+      const store = await openStore();
+      // over a second apart on both sides: S3 lists modification times in whole seconds
+      await store.put('staging/old', bodyOf(Buffer.from('old')));
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const between = new Date();
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await store.put('staging/new', bodyOf(Buffer.from('new')));
+      expect(await keysOf(store, 'staging/', { modifiedBefore: between })).toEqual(['staging/old']);
+      expect(await keysOf(store, 'staging/', { modifiedBefore: new Date(Date.now() + 1000) })).toEqual(['staging/new', 'staging/old']);
+    });
+
+    it('removes no stored blob and no put in progress when it clears abandoned temporaries', async () => {
+      const store = await openStore();
+      await store.put('files/kept', bodyOf(Buffer.from('kept')));
+      let release!: () => void;
+      const paused = new Promise<void>((resolve) => (release = resolve));
+      const slowBody = Readable.from((async function* () {
+        yield Buffer.from('first half ');
+        await paused;
+        yield Buffer.from('second half');
+      })());
+      const putting = store.put('files/slow', slowBody);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // a cutoff before the put started: the put is live, whatever the adapter keeps for it
+      expect(await store.removeAbandonedTemporaries(new Date(Date.now() - 60_000))).toBe(0);
+      release();
+      await putting;
+      expect((await readAll(await store.get('files/slow'))).toString()).toBe('first half second half');
+      expect(await store.removeAbandonedTemporaries(new Date(Date.now() + 60_000))).toBe(0);
+      expect(await keysOf(store, 'files/')).toEqual(['files/kept', 'files/slow']);
     });
 
     it('refuses keys that could escape the store or hit its temporary area', async () => {

@@ -2,8 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { ArchiveMember, writeAr, writeTar } from './archive-bytes.writer';
 
 export interface CraftDebOptions {
-  /** Raw text of the control file; written as given, however malformed. */
-  readonly control: string;
+  /** Raw text (UTF-8) or bytes of the control file; written as given, however malformed. */
+  readonly control: string | Buffer;
   /** `null` leaves the debian-binary member out. */
   readonly debianBinary?: string | null;
   /** Replaces the gzipped control.tar built from `control` (e.g. a decompression bomb). */
@@ -43,6 +43,8 @@ export const maliciousDebs = {
   /** 16 MiB of zeros gzipped to ~16 KiB (four times the control.tar limit) and stored as control.tar.gz. */
   gzipBombControlTar: () =>
     craftDeb({ control: validControlText(), controlMember: { name: 'control.tar.gz', data: gzipSync(Buffer.alloc(16 * 1024 * 1024), { level: 9 }) } }),
+  /** A control file in ISO-8859-1: Debian requires UTF-8, and a guess could misread it. */
+  latin1Control: () => craftDeb({ control: Buffer.from(validControlText().replace('a long description', 'caf\u00e9 cr\u00e8me'), 'latin1') }),
   missingDebianBinary: () => craftDeb({ control: validControlText(), debianBinary: null }),
   unsupportedFormatVersion: () => craftDeb({ control: validControlText(), debianBinary: '3.0\n' }),
 };

@@ -13,6 +13,8 @@ export interface DebSpec {
   readonly depends?: string;
   readonly description?: string;
   readonly compression?: 'gzip' | 'xz' | 'zstd' | 'none';
+  /** More control fields, written after the usual ones in the order given. */
+  readonly fields?: readonly (readonly [name: string, value: string])[];
 }
 
 /** Builds a real .deb with `dpkg-deb --build`; returns the path of the file in `outDir`. */
@@ -45,6 +47,7 @@ export function debControl(spec: DebSpec): string {
     'Section: misc',
     'Priority: optional',
     `Description: ${description}`,
+    ...(spec.fields ?? []).map(([name, value]) => `${name}: ${value}`),
     '',
   ].join('\n');
 }

@@ -3,13 +3,14 @@
  * hand, so tests can state exactly which (possibly hostile) values the parser meets.
  */
 export type CraftedTag =
-  | { readonly tag: number; readonly type: 'string'; readonly value: string }
-  | { readonly tag: number; readonly type: 'stringArray'; readonly value: readonly string[] }
+  | { readonly tag: number; readonly type: 'string'; readonly value: string; readonly encoding?: 'latin1' }
+  | { readonly tag: number; readonly type: 'stringArray'; readonly value: readonly string[]; readonly encoding?: 'latin1' }
   | { readonly tag: number; readonly type: 'int32'; readonly value: readonly number[] }
-  | { readonly tag: number; readonly type: 'int16'; readonly value: readonly number[] };
+  | { readonly tag: number; readonly type: 'int16'; readonly value: readonly number[] }
+  | { readonly tag: number; readonly type: 'bin'; readonly value: Buffer };
 
-const TYPE_CODES = { int16: 3, int32: 4, string: 6, stringArray: 8 } as const;
-const ALIGNMENT = { int16: 2, int32: 4, string: 1, stringArray: 1 } as const;
+const TYPE_CODES = { int16: 3, int32: 4, string: 6, bin: 7, stringArray: 8 } as const;
+const ALIGNMENT = { int16: 2, int32: 4, string: 1, bin: 1, stringArray: 1 } as const;
 
 /** An rpm header structure (magic, index, data store) holding `tags`. */
 export function encodeRpmHeader(tags: readonly CraftedTag[], declared: { entries?: number; dataBytes?: number } = {}): Buffer {
@@ -20,8 +21,9 @@ export function encodeRpmHeader(tags: readonly CraftedTag[], declared: { entries
     data = Buffer.concat([data, Buffer.alloc(padding)]);
     let bytes: Buffer;
     let count: number;
-    if (tag.type === 'string') [bytes, count] = [Buffer.from(`${tag.value}\0`), 1];
-    else if (tag.type === 'stringArray') [bytes, count] = [Buffer.from(tag.value.map((value) => `${value}\0`).join('')), tag.value.length];
+    if (tag.type === 'string') [bytes, count] = [Buffer.from(`${tag.value}\0`, tag.encoding), 1];
+    else if (tag.type === 'bin') [bytes, count] = [tag.value, tag.value.length];
+    else if (tag.type === 'stringArray') [bytes, count] = [Buffer.from(tag.value.map((value) => `${value}\0`).join(''), tag.encoding), tag.value.length];
     else {
       const width = tag.type === 'int32' ? 4 : 2;
       bytes = Buffer.alloc(width * tag.value.length);

@@ -18,6 +18,13 @@ export interface RpmSpec {
   /** Absolute paths; a trailing "/" makes a directory. Default: /usr/share/<name>/README. */
   readonly files?: readonly string[];
   readonly changelog?: readonly { readonly date: string; readonly author: string; readonly text: string }[];
+  /** Default: "<name> test package". */
+  readonly summary?: string;
+  /**
+   * 'latin1' writes the spec file (and so every header string) in ISO-8859-1, as older
+   * packages were built; rpm 4.18 only warns about it. Default UTF-8.
+   */
+  readonly encoding?: 'latin1';
 }
 
 /**
@@ -38,7 +45,7 @@ export async function buildRpmBatch(specs: readonly RpmSpec[], outDir: string): 
   const topdir = await mkdtemp(join(tmpdir(), 'packyard-rpm-'));
   try {
     const specFile = join(topdir, 'batch.spec');
-    await writeFile(specFile, rpmSpecFile(specs));
+    await writeFile(specFile, rpmSpecFile(specs), specs[0].encoding);
     await run(
       'rpmbuild',
       [
@@ -47,6 +54,7 @@ export async function buildRpmBatch(specs: readonly RpmSpec[], outDir: string): 
         '--define', '_build_id_links none',
         '--define', '__os_install_post %{nil}',
         '--define', '_binary_payload w1.gzdio',
+        ...(specs[0].encoding ? ['--define', '_invalid_encoding_terminates_build 0'] : []),
         '--target', specs[0].arch,
         specFile,
       ],
@@ -75,7 +83,7 @@ function rpmSpecFile(specs: readonly RpmSpec[]): string {
     return {
       preamble:
         packageLine +
-        `Summary: ${spec.name} test package\n` +
+        `Summary: ${spec.summary ?? `${spec.name} test package`}\n` +
         (i === 0 ? '' : `Version: ${main.version}\n`) +
         (spec.requires ?? []).map((line) => (line.startsWith('(') ? `Requires${line.replace(/^(\(\w+\))\s*/, '$1: ')}` : `Requires: ${line}`)).join('\n') + '\n' +
         (spec.provides ?? []).map((line) => `Provides: ${line}`).join('\n') + '\n' +

@@ -13,8 +13,10 @@ export interface Daemon {
 }
 
 export function spawnDaemon(name: string, program: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Daemon {
-  // stdin stays an open pipe: a daemon that watches it ends when this process goes away
-  const child = spawn(program, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // a test run killed before its teardown must not leave servers behind: setpriv (util-linux)
+  // asks the kernel to kill it when this process dies, then execs the program in place
+  const [command, commandArgs] = missingPrograms(['setpriv']).length === 0 ? ['setpriv', ['--pdeathsig', 'KILL', program, ...args]] : [program, args];
+  const child = spawn(command, commandArgs, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-64 * 1024);

@@ -9,3 +9,11 @@ export const artifactEventsReaction = (events: EventStore): Reaction => ({
     if (KEPT.has(message.type)) await recordInbox(events, 'artifact', message);
   },
 });
+
+/** signing's SigningKeysChanged goes into the inbox, where the publisher signs the repository's indices again */
+export const signingEventsReaction = (events: EventStore): Reaction => ({
+  contexts: ['signing'],
+  async handle(message: BusMessage) {
+    if (message.type === 'SigningKeysChanged') await recordInbox(events, 'signing', message);
+  },
+});

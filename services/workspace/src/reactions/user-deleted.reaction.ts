@@ -1,0 +1,23 @@
+import { handleCommand, loadAggregate, type BusMessage, type EventStore, type ReadModelStore, type Reaction } from '@packyard/platform';
+import type { UserDeleted } from '@packyard/proto/packyard/identity/v1/events';
+import { WORKSPACES, type WorkspaceDocument } from '../projections/workspaces.projection';
+import { workspaceDecider } from '../workspaces/workspace.decider';
+import { workspaceStream } from '../workspaces/workspace.events';
+
+/** UserDeleted → every workspace of the account is deleted (WorkspaceDeleted), and with it its repositories. */
+export const userDeletedReaction = (events: EventStore, readModels: ReadModelStore): Reaction => ({
+  contexts: ['identity'],
+  async handle(message: BusMessage) {
+    if (message.type !== 'UserDeleted') return;
+    const { userId, deletedAt } = message.data as UserDeleted;
+    for (const workspace of await readModels.collection<WorkspaceDocument>(WORKSPACES).find({ ownerId: userId })) {
+      const stream = workspaceStream(workspace.slug);
+      // delivered again after a crash: a workspace deleted the first time is left as it is
+      if ((await loadAggregate(events, stream, workspaceDecider)).state.status !== 'active') continue;
+      await handleCommand(events, stream, workspaceDecider, { type: 'DeleteWorkspace', workspaceId: workspace.id, now: deletedAt }, {
+        isIntegration: () => true,
+        metadata: { causationId: message.id },
+      });
+    }
+  },
+});
