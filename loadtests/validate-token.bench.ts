@@ -9,9 +9,10 @@
  *   cached: BENCH_CALLS validations spread over the same tokens (answered from memory)
  *   health: BENCH_CALLS grpc.health.v1 Check calls to the same server, the transport's own cost
  */
-import { createChannel, createClient } from 'nice-grpc';
+import { createChannel, createClient, Metadata } from 'nice-grpc';
 import { HealthDefinition } from '@packyard/proto/grpc/health/v1/health';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
+import { CALLER_METADATA_KEY, serviceCaller } from '@packyard/platform';
 import { startPackyard } from '@packyard/testing';
 import { registerUser } from '@packyard/testing/api-session';
 
@@ -54,7 +55,10 @@ try {
 
   const channel = createChannel(packyard.grpcAddress);
   const client = createClient(TokenServiceDefinition, channel);
-  const validate = (request: { token: string; repositoryId: string }) => client.validateToken(request);
+  // as delivery calls it: a caller assertion per call (signed once, then reused for 30 s)
+  const assertions = packyard.callerAssertions();
+  const validate = async (request: { token: string; repositoryId: string }) =>
+    client.validateToken(request, { metadata: Metadata({ [CALLER_METADATA_KEY]: await assertions.assert(serviceCaller('delivery')) }) });
   console.log(`ValidateToken over gRPC (loopback), ${TOKENS} repository tokens, ${CONCURRENCY} calls in flight`);
   await measure('cold', tokens.map((token) => ({ token, repositoryId: repository.id })), validate);
   await measure('cached', Array.from({ length: CALLS }, (_, i) => ({ token: tokens[i % TOKENS], repositoryId: repository.id })), validate);

@@ -25,12 +25,14 @@ export const gatewayModule = defineModule({
   init: async (ctx) => {
     const http = ctx.use(httpServerModule);
     const clients = ctx.use(grpcClientsModule);
-    // a module of this process reports its own readiness; the others must answer over gRPC
+    // a module of this process reports its own readiness; the others must answer over gRPC,
+    // one replica at least (a replica restarting must not take every gateway out of service)
     for (const module of UPSTREAM_MODULES.filter((name) => !ctx.running.has(name))) {
-      const replicas = () => clients.replicaClients(HealthDefinition, module);
       http.addReadinessCheck(module, async () => {
-        const answers = await Promise.all(replicas().map((health) => health.check({ service: module })));
-        return { ok: answers.every(({ status }) => status === HealthCheckResponse_ServingStatus.SERVING) };
+        const answers = await Promise.allSettled(clients.replicaClients(HealthDefinition, module).map((health) => health.check({ service: module })));
+        if (answers.some((answer) => answer.status === 'fulfilled' && answer.value.status === HealthCheckResponse_ServingStatus.SERVING)) return { ok: true };
+        const refused = answers.find((answer) => answer.status === 'rejected');
+        return { ok: false, detail: refused ? (refused.reason as Error).message : 'not serving' };
       });
     }
     const blobs = ctx.use(blobStoreModule);

@@ -49,7 +49,7 @@ export const repositoryModule = defineModule({
       logger: ctx.logger,
       onPublished: (kind, seconds) => publishSeconds.observe({ kind }, seconds),
     });
-    ctx.use(grpcServerModule).server.add(PublishingServiceDefinition, publishingHandlers(es));
+    ctx.use(grpcServerModule).server.add(PublishingServiceDefinition, publishingHandlers(es, publisher));
     return {
       value: undefined,
       // publishing signs through the signing module, reachable once every module has started

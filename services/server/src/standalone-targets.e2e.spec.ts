@@ -9,7 +9,8 @@ const startedModules = (packyard: RunningPackyard): string[] =>
   JSON.parse(packyard.output().split('\n').find((line) => line.includes('"msg":"Packyard started"'))!).modules;
 
 async function checkAlone(targets: string[]) {
-  const packyard = await startPackyard({ targets, waitForHealth: false });
+  // three start at once on a shared machine: give each more than the default 30 s to listen
+  const packyard = await startPackyard({ targets, waitForHealth: false, timeoutMs: 120_000 });
   try {
     const liveness = await fetch(`${packyard.url}/api/actuator/health/liveness`);
     const readiness = await fetch(`${packyard.url}/api/actuator/health`);
@@ -27,7 +28,7 @@ async function checkAlone(targets: string[]) {
 
 describe('every target stands alone', () => {
   // three at a time: a shared two-core machine
-  it('each backend module alone answers liveness, readiness (its own check) and /metrics', { timeout: 180_000 }, async () => {
+  it('each backend module alone answers liveness, readiness (its own check) and /metrics', { timeout: 600_000 }, async () => {
     const results = new Map<string, Awaited<ReturnType<typeof checkAlone>>>();
     for (let i = 0; i < BACKEND.length; i += 3) {
       const batch = BACKEND.slice(i, i + 3);

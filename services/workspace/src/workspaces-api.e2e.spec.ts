@@ -1,4 +1,5 @@
-import { createChannel, createClient, Status } from 'nice-grpc';
+import { createChannel, createClient, Metadata, Status } from 'nice-grpc';
+import { CALLER_METADATA_KEY, serviceCaller } from '@packyard/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { startPackyard, type RunningPackyard } from '@packyard/testing';
@@ -160,7 +161,9 @@ describe('workspaces, repositories and usage API', () => {
     const repo = (await alice.call('POST', `/workspaces/${workspace.id}/repos`, { name: 'el', kind: 'RPM' })).body;
     const channel = createChannel(packyard.grpcAddress);
     try {
-      const repositories = createClient(RepositoryServiceDefinition, channel);
+      // as delivery calls it, with a caller assertion signed by the installation's key
+      const asDelivery = { metadata: Metadata({ [CALLER_METADATA_KEY]: await packyard.callerAssertions().assert(serviceCaller('delivery')) }) };
+      const repositories = createClient(RepositoryServiceDefinition, channel, { '*': asDelivery });
       expect(await repositories.resolveRepository({ kind: 'rpm', workspaceSlug: slug, repositoryName: 'el' })).toMatchObject({
         repositoryId: repo.id,
         workspaceId: workspace.id,

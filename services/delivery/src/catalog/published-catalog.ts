@@ -30,7 +30,9 @@ export class PublishedCatalog {
   private readonly byId = new Map<string, RepositoryRecord>();
   private readonly stockedOf = new Map<string, StockedDistribution[]>();
   private readonly refreshes = new Map<string, Promise<void>>();
-  private readonly packageWaiters = new Map<string, Set<{ sha256: string; resolve: (served: boolean) => void }>>();
+  /** repository → distribution → the newest generation served */
+  private readonly generations = new Map<string, Map<string, number>>();
+  private readonly generationWaiters = new Map<string, Set<{ wanted: ReadonlyMap<string, number>; resolve: (served: boolean) => void }>>();
 
   constructor(
     private readonly readModels: ReadModelStore,
@@ -53,26 +55,24 @@ export class PublishedCatalog {
     return this.byId.get(id);
   }
 
-  /** whether the files this replica serves for the repository include the package with this digest */
-  servesPackage(repositoryId: string, sha256: string): boolean {
-    return (this.pathsOf.get(repositoryId) ?? []).some((path) => {
-      const file = this.files.get(path);
-      return file?.isPackage === true && file.sha256 === sha256;
-    });
+  /** whether this replica serves, for every distribution given, that generation or a newer one */
+  servesGenerations(repositoryId: string, wanted: ReadonlyMap<string, number>): boolean {
+    const served = this.generations.get(repositoryId);
+    return [...wanted].every(([distribution, generation]) => (served?.get(distribution) ?? -1) >= generation);
   }
 
-  /** resolves true once a generation this replica serves includes the package, false after `timeoutMs` */
-  waitForPackage(repositoryId: string, sha256: string, timeoutMs: number): Promise<boolean> {
-    if (this.servesPackage(repositoryId, sha256)) return Promise.resolve(true);
+  /** resolves true once this replica serves the generations (see servesGenerations), false after `timeoutMs` */
+  waitForGenerations(repositoryId: string, wanted: ReadonlyMap<string, number>, timeoutMs: number): Promise<boolean> {
+    if (this.servesGenerations(repositoryId, wanted)) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const waiters = this.packageWaiters.get(repositoryId) ?? new Set();
-      this.packageWaiters.set(repositoryId, waiters);
+      const waiters = this.generationWaiters.get(repositoryId) ?? new Set();
+      this.generationWaiters.set(repositoryId, waiters);
       const waiter = {
-        sha256,
+        wanted,
         resolve: (served: boolean) => {
           clearTimeout(timer);
           waiters.delete(waiter);
-          if (waiters.size === 0 && this.packageWaiters.get(repositoryId) === waiters) this.packageWaiters.delete(repositoryId);
+          if (waiters.size === 0 && this.generationWaiters.get(repositoryId) === waiters) this.generationWaiters.delete(repositoryId);
           resolve(served);
         },
       };
@@ -107,6 +107,8 @@ export class PublishedCatalog {
     if (!repository || repository.deleted) return this.install(repositoryId, undefined, new Map(), []);
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
     const files = servedFiles(repository, publications);
+    const newest = new Map<string, number>();
+    for (const publication of publications) newest.set(publication.distribution, Math.max(newest.get(publication.distribution) ?? -1, publication.generation));
     const stocked = stockedDistributions(repository, publications, uploadDistributions(repository.kind));
     // bodies already in memory are reused by blob key (content-addressed: same key, same bytes)
     const loaded = new Map<string, Buffer>();
@@ -123,16 +125,17 @@ export class PublishedCatalog {
       }
       file.body = body;
     }
-    this.install(repositoryId, repository, files, stocked);
+    this.install(repositoryId, repository, files, stocked, newest);
   }
 
-  private install(repositoryId: string, repository: RepositoryRecord | undefined, files: Map<string, ServedFile>, stocked: StockedDistribution[]) {
+  private install(repositoryId: string, repository: RepositoryRecord | undefined, files: Map<string, ServedFile>, stocked: StockedDistribution[], generations = new Map<string, number>()) {
     const previous = this.byId.get(repositoryId);
     if (previous) this.byPath.delete(repositoryPath(previous));
     for (const path of this.pathsOf.get(repositoryId) ?? []) this.files.delete(path);
     if (!repository) {
       this.byId.delete(repositoryId);
       this.pathsOf.delete(repositoryId);
+      this.generations.delete(repositoryId);
       this.stockedOf.delete(repositoryId);
       return;
     }
@@ -141,6 +144,7 @@ export class PublishedCatalog {
     this.byPath.set(repositoryPath(repository), repository);
     for (const [path, file] of files) this.files.set(path, file);
     this.pathsOf.set(repositoryId, [...files.keys()]);
-    for (const waiter of this.packageWaiters.get(repositoryId) ?? []) if (this.servesPackage(repositoryId, waiter.sha256)) waiter.resolve(true);
+    this.generations.set(repositoryId, generations);
+    for (const waiter of this.generationWaiters.get(repositoryId) ?? []) if (this.servesGenerations(repositoryId, waiter.wanted)) waiter.resolve(true);
   }
 }

@@ -9,7 +9,7 @@ import { ARMORED_KEY_FILE, KEYRING_FILE } from '../keys/public-keys';
 import { aptChoice, installSnippets, repositoryUrl, resolveOrigin } from '../snippets/install-snippets';
 import { DELIVERY_CALLER } from '../delivery-caller';
 
-const MAX_PACKAGE_WAIT_MS = 30_000;
+const MAX_GENERATION_WAIT_MS = 30_000;
 
 const toRecord = (repository: Repository): RepositoryRecord => ({
   id: repository.id,
@@ -26,18 +26,19 @@ const toRecord = (repository: Repository): RepositoryRecord => ({
  * Snippets and install scripts. The repository comes from the repository module with the
  * caller's identity, so tenancy is its check (another user's repository is 404); the
  * install script is public (it holds no secret) and is looked up by the delivery module
- * itself. Whether a package is served is not secret per caller either: the gateway asks
- * for a package it just accepted from an authorised upload.
+ * itself. Which generations are served is not secret per caller either: the gateway asks
+ * about a repository it just accepted an authorised upload for.
  */
 export function deliveryHandlers(
   repositories: PackyardClient<typeof RepositoryServiceDefinition>,
-  catalog: Pick<PublishedCatalog, 'waitForPackage' | 'stocked'>,
+  catalog: Pick<PublishedCatalog, 'waitForGenerations' | 'stocked'>,
   publicUrl: string | undefined,
 ): ServiceImplementation<typeof DeliveryServiceDefinition, CallerContext> {
   return {
-    async waitForPackage(request) {
-      const timeoutMs = Math.min(Math.max(request.timeoutMs, 0), MAX_PACKAGE_WAIT_MS);
-      return { served: await catalog.waitForPackage(request.repositoryId, request.sha256, timeoutMs) };
+    async waitForGenerations(request) {
+      const timeoutMs = Math.min(Math.max(request.timeoutMs, 0), MAX_GENERATION_WAIT_MS);
+      const wanted = new Map(request.generations.map(({ distribution, generation }) => [distribution, generation]));
+      return { served: await catalog.waitForGenerations(request.repositoryId, wanted, timeoutMs) };
     },
 
     async getSnippets(request, { caller }) {

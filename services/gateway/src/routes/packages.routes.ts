@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { ArtifactServiceDefinition, type Package } from '@packyard/proto/packyard/artifact/v1/artifact';
 import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
+import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import type { GatewayOptions } from '../app';
 import { waitUntilServed } from './upload.routes';
 
@@ -32,6 +33,7 @@ const CopyBody = Type.Object({
 export const packagesRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { clients }) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const artifact = clients.client(ArtifactServiceDefinition, 'artifact');
+  const publishing = clients.client(PublishingServiceDefinition, 'repository');
   const tags = ['packages'];
   const security = [{ bearer: [] }];
 
@@ -109,7 +111,7 @@ export const packagesRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, 
           },
           { caller: request.caller },
         );
-        const published = request.query.wait === 'published' ? await waitUntilServed(clients.replicaClients(DeliveryServiceDefinition, 'delivery'), copied.repositoryId, copied.sha256, request.caller) : true;
+        const published = request.query.wait === 'published' ? await waitUntilServed(publishing, clients.replicaClients(DeliveryServiceDefinition, 'delivery'), copied.repositoryId, copied.id, request.caller) : true;
         return reply.code(published ? 201 : 202).send(toPackageJson(copied));
       },
     );

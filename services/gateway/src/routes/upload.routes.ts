@@ -8,6 +8,7 @@ import { invalid, PackyardError, type Caller, type PackyardClient } from '@packy
 import { BlobTooLargeError, type BlobStore } from '@packyard/platform/blobs/index';
 import { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
 import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
+import { PublishingServiceDefinition, type PublishedGeneration } from '@packyard/proto/packyard/repository/v1/publishing';
 import type { GatewayOptions } from '../app';
 import { PackageSchema, toPackageJson } from './packages.routes';
 
@@ -117,16 +118,31 @@ function receiveForm(raw: IncomingMessage, blobs: BlobStore, key: string, maxByt
 }
 
 /**
- * `?wait=published` asks the ones that answer apt and dnf: every delivery replica (each
- * address DELIVERY_GRPC_ADDR lists) must serve a generation that includes the package.
- * A replica that does not answer (restarting) is asked again until the deadline.
+ * `?wait=published`: first the repository module says every distribution of the package
+ * has a publication that includes it, then the ones that answer apt and dnf are asked:
+ * every delivery replica (each address DELIVERY_GRPC_ADDR lists) must serve those
+ * generations or newer ones. A replica that does not answer (restarting) is asked again
+ * until the deadline.
  */
-export async function waitUntilServed(replicas: PackyardClient<typeof DeliveryServiceDefinition>[], repositoryId: string, sha256: string, caller: Caller) {
+export async function waitUntilServed(
+  publishing: PackyardClient<typeof PublishingServiceDefinition>,
+  replicas: PackyardClient<typeof DeliveryServiceDefinition>[],
+  repositoryId: string,
+  packageId: string,
+  caller: Caller,
+) {
   const deadline = Date.now() + PUBLICATION_WAIT_MS;
+  let generations: PublishedGeneration[] | undefined;
+  while (!generations && Date.now() < deadline) {
+    const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());
+    const answer = await publishing.waitForPublication({ repositoryId, packageId, timeoutMs }, { caller });
+    if (answer.published) generations = answer.generations;
+  }
+  if (!generations) return false;
   const ask = async (replica: PackyardClient<typeof DeliveryServiceDefinition>) => {
     while (Date.now() < deadline) {
       const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());
-      const answer = await replica.waitForPackage({ repositoryId, sha256, timeoutMs }, { caller }).catch(() => undefined);
+      const answer = await replica.waitForGenerations({ repositoryId, generations, timeoutMs }, { caller }).catch(() => undefined);
       if (answer?.served) return true;
       if (!answer) await new Promise((resolve) => setTimeout(resolve, Math.min(REPLICA_RETRY_MS, Math.max(deadline - Date.now(), 0))));
     }
@@ -145,6 +161,7 @@ export async function waitUntilServed(replicas: PackyardClient<typeof DeliverySe
 export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { clients, blobs, maxUploadBytes }) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const artifact = clients.client(ArtifactServiceDefinition, 'artifact');
+  const publishing = clients.client(PublishingServiceDefinition, 'repository');
   // this context reads multipart bodies itself, as a stream: fastify must not buffer them
   app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
 
@@ -157,7 +174,7 @@ export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { 
         security: [{ bearer: [] }],
         description:
           'Uploads a .deb (DEB repository) or .rpm (RPM repository) of at most MAX_UPLOAD_BYTES as multipart/form-data with the parts "file" and "distribution" (distro/version, e.g. ubuntu/noble), in either order. ' +
-          'With ?wait=published the answer comes once every delivery replica serves signed, published indices that include the package (202 when that takes longer than 30 s).',
+          'With ?wait=published the answer comes once the package is in the signed, published indices of every distribution it belongs to and every delivery replica serves them (202 when that takes longer than 30 s).',
         params: Type.Object({ workspaceId: Type.String(), repoId: Type.String() }),
         querystring: Type.Object({ wait: Type.Optional(Type.Literal('published')) }),
         response: { 201: PackageSchema, 202: PackageSchema },
@@ -187,7 +204,7 @@ export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { 
         { caller: request.caller },
       );
       const published =
-        request.query.wait === 'published' ? await waitUntilServed(clients.replicaClients(DeliveryServiceDefinition, 'delivery'), uploaded.repositoryId, uploaded.sha256, request.caller) : true;
+        request.query.wait === 'published' ? await waitUntilServed(publishing, clients.replicaClients(DeliveryServiceDefinition, 'delivery'), uploaded.repositoryId, uploaded.id, request.caller) : true;
       return reply.code(published ? 201 : 202).send(toPackageJson(uploaded));
     },
   );

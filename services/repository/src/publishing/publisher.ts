@@ -62,6 +62,8 @@ export class Publisher {
   /** the package ids every distribution of a repository had when its last build completed */
   private readonly published = new Map<string, Set<string>>();
   private readonly waiters = new Map<string, Set<{ packageId: string; resolve: (published: boolean) => void }>>();
+  /** repository → distribution → the generation this publisher last made current */
+  private readonly currentGenerations = new Map<string, Map<string, number>>();
   private readonly publicKeys = new Map<string, Promise<string>>();
   private readonly cache = new IndexEntryCache();
   /** publication aggregates as last written here: a stream grows by three events per build, so it is read once, not per phase */
@@ -112,6 +114,11 @@ export class Publisher {
     });
   }
 
+  /** the current generation of every distribution of the repository published since this module started */
+  generationsOf(repositoryId: string): { distribution: string; generation: number }[] {
+    return [...(this.currentGenerations.get(repositoryId) ?? [])].map(([distribution, generation]) => ({ distribution, generation }));
+  }
+
   private packagesOf(repositoryId: string): Map<string, PublishablePackage> {
     let packages = this.packages.get(repositoryId);
     if (!packages) {
@@ -151,6 +158,7 @@ export class Publisher {
       this.repositories.delete(repositoryId);
       this.dirty.delete(repositoryId);
       this.published.delete(repositoryId);
+      this.currentGenerations.delete(repositoryId);
       for (const stream of this.publications.keys()) if (stream.startsWith(publicationStream(repositoryId, ''))) this.publications.delete(stream);
       clearTimeout(this.timers.get(repositoryId));
       this.timers.delete(repositoryId);
@@ -252,6 +260,8 @@ export class Publisher {
         files: [...metadata, ...signed, ...aliases, ...pool],
       },
     });
+    const current = this.currentGenerations.get(repository.id) ?? new Map<string, number>();
+    this.currentGenerations.set(repository.id, current.set(distribution, generation));
   }
 
   /**

@@ -140,6 +140,21 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     console.log(`upload -> installable through every delivery replica: p50 ${percentile(seconds, 50).toFixed(2)} s, max ${Math.max(...seconds).toFixed(2)} s (${seconds.length} uploads)`);
   }, 300_000);
 
+  it('with one delivery replica killed, the gateways stay ready and apt keeps its answers through the apt port', async () => {
+    const auth = { authorization: `Basic ${Buffer.from(`${deb.token}:`).toString('base64')}` };
+    cluster.kill('delivery-2', 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const gateway of ['gateway-1', 'gateway-2'] as const) {
+      const health = await fetch(`${cluster.process(gateway).url}/api/actuator/health`);
+      expect({ gateway, status: health.status, body: await health.json() }).toMatchObject({ gateway, status: 200, body: { components: { delivery: 'UP' } } });
+    }
+    for (let i = 0; i < 10; i++) {
+      expect((await fetch(`${deb.snippets.repositoryUrl}/debian/dists/bookworm/InRelease`, { headers: auth })).status).toBe(200);
+    }
+    await cluster.healthy('delivery-2');
+    expect(cluster.process('delivery-2').restarts()).toBe(1);
+  }, 180_000);
+
   it('kill -9 of a delivery replica and of repository during 50 uploads: every acknowledged upload installs, InRelease verifies, no 5xx outlasts the restarts', async () => {
     const files = await Promise.all(Array.from({ length: 50 }, (_, i) => buildDeb({ name: `cluster-burst-${i}`, version: '1.0.0', arch: 'all' }, work)));
     // apt clients keep asking the apt port (the proxy, as a Kubernetes Service) all along

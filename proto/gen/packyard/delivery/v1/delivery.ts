@@ -7,14 +7,15 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
+import { PublishedGeneration } from "../../repository/v1/publishing";
 
-export interface WaitForPackageRequest {
+export interface WaitForGenerationsRequest {
   repositoryId: string;
-  sha256: string;
+  generations: PublishedGeneration[];
   timeoutMs: number;
 }
 
-export interface WaitForPackageResponse {
+export interface WaitForGenerationsResponse {
   served: boolean;
 }
 
@@ -80,17 +81,17 @@ export interface PublishedDistribution {
   packageCount: number;
 }
 
-function createBaseWaitForPackageRequest(): WaitForPackageRequest {
-  return { repositoryId: "", sha256: "", timeoutMs: 0 };
+function createBaseWaitForGenerationsRequest(): WaitForGenerationsRequest {
+  return { repositoryId: "", generations: [], timeoutMs: 0 };
 }
 
-export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
-  encode(message: WaitForPackageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const WaitForGenerationsRequest: MessageFns<WaitForGenerationsRequest> = {
+  encode(message: WaitForGenerationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.repositoryId !== "") {
       writer.uint32(10).string(message.repositoryId);
     }
-    if (message.sha256 !== "") {
-      writer.uint32(18).string(message.sha256);
+    for (const v of message.generations) {
+      PublishedGeneration.encode(v!, writer.uint32(18).fork()).join();
     }
     if (message.timeoutMs !== 0) {
       writer.uint32(24).int32(message.timeoutMs);
@@ -98,7 +99,7 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): WaitForPackageRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): WaitForGenerationsRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -107,7 +108,7 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseWaitForPackageRequest();
+      const message = createBaseWaitForGenerationsRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -124,7 +125,7 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
               break;
             }
 
-            message.sha256 = reader.string();
+            message.generations.push(PublishedGeneration.decode(reader, reader.uint32()));
             continue;
           }
           case 3: {
@@ -147,14 +148,16 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
     }
   },
 
-  fromJSON(object: any): WaitForPackageRequest {
+  fromJSON(object: any): WaitForGenerationsRequest {
     return {
       repositoryId: isSet(object.repositoryId)
         ? globalThis.String(object.repositoryId)
         : isSet(object.repository_id)
         ? globalThis.String(object.repository_id)
         : "",
-      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      generations: globalThis.Array.isArray(object?.generations)
+        ? object.generations.map((e: any) => PublishedGeneration.fromJSON(e))
+        : [],
       timeoutMs: isSet(object.timeoutMs)
         ? globalThis.Number(object.timeoutMs)
         : isSet(object.timeout_ms)
@@ -163,13 +166,13 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
     };
   },
 
-  toJSON(message: WaitForPackageRequest): unknown {
+  toJSON(message: WaitForGenerationsRequest): unknown {
     const obj: any = {};
     if (message.repositoryId !== "") {
       obj.repositoryId = message.repositoryId;
     }
-    if (message.sha256 !== "") {
-      obj.sha256 = message.sha256;
+    if (message.generations?.length) {
+      obj.generations = message.generations.map((e) => PublishedGeneration.toJSON(e));
     }
     if (message.timeoutMs !== 0) {
       obj.timeoutMs = Math.round(message.timeoutMs);
@@ -177,31 +180,31 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
     return obj;
   },
 
-  create(base?: DeepPartial<WaitForPackageRequest>): WaitForPackageRequest {
-    return WaitForPackageRequest.fromPartial(base ?? {});
+  create(base?: DeepPartial<WaitForGenerationsRequest>): WaitForGenerationsRequest {
+    return WaitForGenerationsRequest.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<WaitForPackageRequest>): WaitForPackageRequest {
-    const message = createBaseWaitForPackageRequest();
+  fromPartial(object: DeepPartial<WaitForGenerationsRequest>): WaitForGenerationsRequest {
+    const message = createBaseWaitForGenerationsRequest();
     message.repositoryId = object.repositoryId ?? "";
-    message.sha256 = object.sha256 ?? "";
+    message.generations = object.generations?.map((e) => PublishedGeneration.fromPartial(e)) || [];
     message.timeoutMs = object.timeoutMs ?? 0;
     return message;
   },
 };
 
-function createBaseWaitForPackageResponse(): WaitForPackageResponse {
+function createBaseWaitForGenerationsResponse(): WaitForGenerationsResponse {
   return { served: false };
 }
 
-export const WaitForPackageResponse: MessageFns<WaitForPackageResponse> = {
-  encode(message: WaitForPackageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const WaitForGenerationsResponse: MessageFns<WaitForGenerationsResponse> = {
+  encode(message: WaitForGenerationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.served !== false) {
       writer.uint32(8).bool(message.served);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): WaitForPackageResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): WaitForGenerationsResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -210,7 +213,7 @@ export const WaitForPackageResponse: MessageFns<WaitForPackageResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseWaitForPackageResponse();
+      const message = createBaseWaitForGenerationsResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -234,11 +237,11 @@ export const WaitForPackageResponse: MessageFns<WaitForPackageResponse> = {
     }
   },
 
-  fromJSON(object: any): WaitForPackageResponse {
+  fromJSON(object: any): WaitForGenerationsResponse {
     return { served: isSet(object.served) ? globalThis.Boolean(object.served) : false };
   },
 
-  toJSON(message: WaitForPackageResponse): unknown {
+  toJSON(message: WaitForGenerationsResponse): unknown {
     const obj: any = {};
     if (message.served !== false) {
       obj.served = message.served;
@@ -246,11 +249,11 @@ export const WaitForPackageResponse: MessageFns<WaitForPackageResponse> = {
     return obj;
   },
 
-  create(base?: DeepPartial<WaitForPackageResponse>): WaitForPackageResponse {
-    return WaitForPackageResponse.fromPartial(base ?? {});
+  create(base?: DeepPartial<WaitForGenerationsResponse>): WaitForGenerationsResponse {
+    return WaitForGenerationsResponse.fromPartial(base ?? {});
   },
-  fromPartial(object: DeepPartial<WaitForPackageResponse>): WaitForPackageResponse {
-    const message = createBaseWaitForPackageResponse();
+  fromPartial(object: DeepPartial<WaitForGenerationsResponse>): WaitForGenerationsResponse {
+    const message = createBaseWaitForGenerationsResponse();
     message.served = object.served ?? false;
     return message;
   },
@@ -1118,14 +1121,14 @@ export const DeliveryServiceDefinition = {
       options: {},
     },
     /**
-     * Waits (bounded) until this replica serves a published generation of the repository
-     * that includes the package (by its SHA-256): `?wait=published` asks every replica.
+     * Waits (bounded) until this replica serves, for each distribution given, that
+     * generation or a newer one: `?wait=published` asks every replica.
      */
-    waitForPackage: {
-      name: "WaitForPackage",
-      requestType: WaitForPackageRequest as typeof WaitForPackageRequest,
+    waitForGenerations: {
+      name: "WaitForGenerations",
+      requestType: WaitForGenerationsRequest as typeof WaitForGenerationsRequest,
       requestStream: false,
-      responseType: WaitForPackageResponse as typeof WaitForPackageResponse,
+      responseType: WaitForGenerationsResponse as typeof WaitForGenerationsResponse,
       responseStream: false,
       options: {},
     },
@@ -1140,13 +1143,13 @@ export interface DeliveryServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<InstallScript>>;
   /**
-   * Waits (bounded) until this replica serves a published generation of the repository
-   * that includes the package (by its SHA-256): `?wait=published` asks every replica.
+   * Waits (bounded) until this replica serves, for each distribution given, that
+   * generation or a newer one: `?wait=published` asks every replica.
    */
-  waitForPackage(
-    request: WaitForPackageRequest,
+  waitForGenerations(
+    request: WaitForGenerationsRequest,
     context: CallContext & CallContextExt,
-  ): Promise<DeepPartial<WaitForPackageResponse>>;
+  ): Promise<DeepPartial<WaitForGenerationsResponse>>;
 }
 
 export interface DeliveryServiceClient<CallOptionsExt = {}> {
@@ -1157,13 +1160,13 @@ export interface DeliveryServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<InstallScript>;
   /**
-   * Waits (bounded) until this replica serves a published generation of the repository
-   * that includes the package (by its SHA-256): `?wait=published` asks every replica.
+   * Waits (bounded) until this replica serves, for each distribution given, that
+   * generation or a newer one: `?wait=published` asks every replica.
    */
-  waitForPackage(
-    request: DeepPartial<WaitForPackageRequest>,
+  waitForGenerations(
+    request: DeepPartial<WaitForGenerationsRequest>,
     options?: CallOptions & CallOptionsExt,
-  ): Promise<WaitForPackageResponse>;
+  ): Promise<WaitForGenerationsResponse>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

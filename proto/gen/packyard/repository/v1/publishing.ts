@@ -9,6 +9,27 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
 import { IndexPublished } from "./events";
 
+export interface WaitForPublicationRequest {
+  repositoryId: string;
+  packageId: string;
+  timeoutMs: number;
+}
+
+export interface WaitForPublicationResponse {
+  published: boolean;
+  /**
+   * when published: the current generation of each distribution this module published
+   * since it started (`?wait=published` then waits for delivery to serve them)
+   */
+  generations: PublishedGeneration[];
+}
+
+export interface PublishedGeneration {
+  /** "distro/version" */
+  distribution: string;
+  generation: number;
+}
+
 export interface ListPublicationsRequest {
   repositoryId: string;
 }
@@ -17,6 +38,291 @@ export interface ListPublicationsResponse {
   /** for each distribution: the current generation first, then the retained ones */
   publications: IndexPublished[];
 }
+
+function createBaseWaitForPublicationRequest(): WaitForPublicationRequest {
+  return { repositoryId: "", packageId: "", timeoutMs: 0 };
+}
+
+export const WaitForPublicationRequest: MessageFns<WaitForPublicationRequest> = {
+  encode(message: WaitForPublicationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.packageId !== "") {
+      writer.uint32(18).string(message.packageId);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(24).int32(message.timeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WaitForPublicationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWaitForPublicationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.packageId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeoutMs = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WaitForPublicationRequest {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      packageId: isSet(object.packageId)
+        ? globalThis.String(object.packageId)
+        : isSet(object.package_id)
+        ? globalThis.String(object.package_id)
+        : "",
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: WaitForPublicationRequest): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.packageId !== "") {
+      obj.packageId = message.packageId;
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WaitForPublicationRequest>): WaitForPublicationRequest {
+    return WaitForPublicationRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WaitForPublicationRequest>): WaitForPublicationRequest {
+    const message = createBaseWaitForPublicationRequest();
+    message.repositoryId = object.repositoryId ?? "";
+    message.packageId = object.packageId ?? "";
+    message.timeoutMs = object.timeoutMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseWaitForPublicationResponse(): WaitForPublicationResponse {
+  return { published: false, generations: [] };
+}
+
+export const WaitForPublicationResponse: MessageFns<WaitForPublicationResponse> = {
+  encode(message: WaitForPublicationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.published !== false) {
+      writer.uint32(8).bool(message.published);
+    }
+    for (const v of message.generations) {
+      PublishedGeneration.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WaitForPublicationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWaitForPublicationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.published = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.generations.push(PublishedGeneration.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WaitForPublicationResponse {
+    return {
+      published: isSet(object.published) ? globalThis.Boolean(object.published) : false,
+      generations: globalThis.Array.isArray(object?.generations)
+        ? object.generations.map((e: any) => PublishedGeneration.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: WaitForPublicationResponse): unknown {
+    const obj: any = {};
+    if (message.published !== false) {
+      obj.published = message.published;
+    }
+    if (message.generations?.length) {
+      obj.generations = message.generations.map((e) => PublishedGeneration.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WaitForPublicationResponse>): WaitForPublicationResponse {
+    return WaitForPublicationResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WaitForPublicationResponse>): WaitForPublicationResponse {
+    const message = createBaseWaitForPublicationResponse();
+    message.published = object.published ?? false;
+    message.generations = object.generations?.map((e) => PublishedGeneration.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePublishedGeneration(): PublishedGeneration {
+  return { distribution: "", generation: 0 };
+}
+
+export const PublishedGeneration: MessageFns<PublishedGeneration> = {
+  encode(message: PublishedGeneration, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.distribution !== "") {
+      writer.uint32(10).string(message.distribution);
+    }
+    if (message.generation !== 0) {
+      writer.uint32(16).int64(message.generation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishedGeneration {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishedGeneration();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.distribution = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.generation = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishedGeneration {
+    return {
+      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      generation: isSet(object.generation) ? globalThis.Number(object.generation) : 0,
+    };
+  },
+
+  toJSON(message: PublishedGeneration): unknown {
+    const obj: any = {};
+    if (message.distribution !== "") {
+      obj.distribution = message.distribution;
+    }
+    if (message.generation !== 0) {
+      obj.generation = Math.round(message.generation);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublishedGeneration>): PublishedGeneration {
+    return PublishedGeneration.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublishedGeneration>): PublishedGeneration {
+    const message = createBasePublishedGeneration();
+    message.distribution = object.distribution ?? "";
+    message.generation = object.generation ?? 0;
+    return message;
+  },
+};
 
 function createBaseListPublicationsRequest(): ListPublicationsRequest {
   return { repositoryId: "" };
@@ -169,6 +475,18 @@ export const PublishingServiceDefinition = {
   fullName: "packyard.repository.v1.PublishingService",
   methods: {
     /**
+     * Waits (bounded) until the package is in the current, signed publication of every
+     * distribution it belongs to (or, deleted, in none).
+     */
+    waitForPublication: {
+      name: "WaitForPublication",
+      requestType: WaitForPublicationRequest as typeof WaitForPublicationRequest,
+      requestStream: false,
+      responseType: WaitForPublicationResponse as typeof WaitForPublicationResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
      * The current and retained generations of a repository: for delivery's cold start
      * (afterwards it follows IndexPublished events).
      */
@@ -185,6 +503,14 @@ export const PublishingServiceDefinition = {
 
 export interface PublishingServiceImplementation<CallContextExt = {}> {
   /**
+   * Waits (bounded) until the package is in the current, signed publication of every
+   * distribution it belongs to (or, deleted, in none).
+   */
+  waitForPublication(
+    request: WaitForPublicationRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<WaitForPublicationResponse>>;
+  /**
    * The current and retained generations of a repository: for delivery's cold start
    * (afterwards it follows IndexPublished events).
    */
@@ -195,6 +521,14 @@ export interface PublishingServiceImplementation<CallContextExt = {}> {
 }
 
 export interface PublishingServiceClient<CallOptionsExt = {}> {
+  /**
+   * Waits (bounded) until the package is in the current, signed publication of every
+   * distribution it belongs to (or, deleted, in none).
+   */
+  waitForPublication(
+    request: DeepPartial<WaitForPublicationRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<WaitForPublicationResponse>;
   /**
    * The current and retained generations of a repository: for delivery's cold start
    * (afterwards it follows IndexPublished events).
@@ -212,6 +546,17 @@ type DeepPartial<T> = T extends Builtin ? T
   : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
   : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
   : Partial<T>;
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
