@@ -625,7 +625,7 @@ describe('repository page (1280 px)', () => {
 describe('repository page (375 px)', () => {
   it('screenshots every tab on a small screen', async () => {
     await page.setViewportSize({ width: 375, height: 812 });
-    for (const name of ['overview', 'install', 'packages', 'upload', 'keys']) {
+    for (const name of ['overview', 'install', 'packages', 'upload', 'keys', 'settings']) {
       await page.goto(at(repoPath(debRepo, name)));
       await page.getByRole('heading', { level: 1, name: debRepo.name }).waitFor();
       expect(await page.getByRole('tab', { selected: true }).innerText()).toBe(name[0].toUpperCase() + name.slice(1));
@@ -643,7 +643,7 @@ describe('repository page (375 px)', () => {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow, `${name} scrolls sideways`).toBeLessThanOrEqual(0);
       const hiddenTabs = await page.getByRole('tablist').evaluate((list) => list.scrollWidth - list.clientWidth);
-      expect(hiddenTabs, 'all five tabs fit').toBeLessThanOrEqual(0);
+      expect(hiddenTabs, 'all six tabs fit').toBeLessThanOrEqual(0);
       await screenshot(page, `repository-${name}`);
     }
     await page.goto(at(`/workspaces/${workspaceId}/repos/no-such-repository`));

@@ -1,8 +1,7 @@
-import { Button, EmptyState, ErrorPanel, formatDate, Icon, PageHeader, Select, Spinner, useWorkspace } from '@packyard/console-kit';
+import { Button, EmptyState, ErrorPanel, formatDate, Icon, PageHeader, Pager, Select, Spinner, useWorkspace } from '@packyard/console-kit';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { AUDIT_ACTIONS, AUDIT_PAGE_SIZE, useAuditExport, useAuditLog } from './audit-resources';
-import './audit-log.css';
 
 const SEARCH_DELAY_MS = 250;
 const actionLabel = (action: string) => AUDIT_ACTIONS.find((choice) => choice.value === action)?.label ?? action;
@@ -91,7 +90,7 @@ export default function AuditLogPage() {
       ) : (
         <>
           <div className="pk-table-wrap">
-            <table className="pk-table pk-audit-table" aria-label="Audit log">
+            <table className="pk-table pk-table--cards" aria-label="Audit log">
               <thead>
                 <tr>
                   <th scope="col">When</th>
@@ -109,10 +108,10 @@ export default function AuditLogPage() {
                       {actionLabel(entry.action)}
                       {entry.reason && entry.reason !== 'deleted' && <div className="pk-muted">{entry.reason}</div>}
                     </td>
-                    <td data-label="What" style={{ overflowWrap: 'anywhere' }}>
+                    <td data-label="What" className="pk-table__wide" style={{ overflowWrap: 'anywhere' }}>
                       {entry.target}
                     </td>
-                    <td data-label="Who" style={{ overflowWrap: 'anywhere' }}>
+                    <td data-label="Who" className="pk-table__wide" style={{ overflowWrap: 'anywhere' }}>
                       {entry.actor}
                     </td>
                     <td data-label="Address" className="pk-mono">
@@ -123,19 +122,7 @@ export default function AuditLogPage() {
               </tbody>
             </table>
           </div>
-          <nav className="pk-spread pk-wrap" aria-label="Pages">
-            <span className="pk-muted">
-              Page {page + 1} of {pages} · {log.data.total} {log.data.total === 1 ? 'entry' : 'entries'}
-            </span>
-            <div className="pk-row">
-              <Button size="sm" disabled={page === 0} onClick={() => setPage(page - 1)}>
-                Previous
-              </Button>
-              <Button size="sm" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
-                Next
-              </Button>
-            </div>
-          </nav>
+          <Pager page={page} pages={pages} summary={`${log.data.total} ${log.data.total === 1 ? 'entry' : 'entries'}`} onChange={setPage} />
         </>
       )}
     </div>

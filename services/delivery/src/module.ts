@@ -14,7 +14,6 @@ import {
   recordInbox,
   startEventSourcing,
   text,
-  topicOf,
   type BusMessage,
   type Reaction,
 } from '@packyard/platform';
@@ -137,19 +136,24 @@ export const deliveryModule = defineModule({
     );
     ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), catalog, settings.publicUrl));
 
-    // traffic leaves in batches, off the request path; a failed publish keeps nothing back
-    // from the next batch's requests but is retried with its own messages once
+    // traffic leaves in batches, off the request path, through the outbox like every other
+    // event: appended to delivery's own store (one stream per repository), then relayed to
+    // the bus, so a bus that is down delays the counts instead of losing them
     const flush = async () => {
       const messages = accounting.drain();
-      if (messages.length === 0) return;
-      await bus.publish(topicOf('delivery'), messages).catch(async (error) => {
-        ctx.logger.warn({ err: error, messages: messages.length }, 'publishing delivery traffic failed; retrying once');
-        await bus.publish(topicOf('delivery'), messages).catch((again) => ctx.logger.error({ err: again }, 'delivery traffic lost'));
-      });
+      const byRepository = new Map<string, BusMessage[]>();
+      for (const message of messages) byRepository.set(message.key, [...(byRepository.get(message.key) ?? []), message]);
+      for (const [repositoryId, batch] of byRepository) {
+        await stores.events.append(
+          `traffic-${repositoryId}`,
+          'ANY',
+          batch.map(({ id, type, data }) => ({ id, type, data, integration: true })),
+        );
+      }
     };
     let flushing = Promise.resolve();
     const timer = setInterval(() => {
-      flushing = flushing.then(flush);
+      flushing = flushing.then(flush).catch((error: unknown) => ctx.logger.error({ err: error }, 'recording delivery traffic failed'));
     }, FLUSH_INTERVAL_MS);
     timer.unref();
 

@@ -106,4 +106,18 @@ describe('workspace audit log', () => {
     const stranger = await registerUser(packyard);
     expect((await stranger.call('GET', `/workspaces/${workspaceId}/audit`)).status).toBe(404);
   });
+
+  it('documents the lifecycle API in the OpenAPI document', async () => {
+    const { paths } = await (await fetch(`${packyard.url}/api/openapi.json`)).json();
+    for (const [path, method] of [
+      ['/api/v1/workspaces/{id}/audit', 'get'],
+      ['/api/v1/workspaces/{id}/audit/export', 'get'],
+      ['/api/v1/workspaces/{workspaceId}/repos/{repoId}/packages/{packageId}/copy', 'post'],
+      ['/api/v1/workspaces/{workspaceId}/repos/{repoId}/packages/{packageId}/promote', 'post'],
+      ['/api/v1/workspaces/{workspaceId}/repos/{repoId}/retention', 'put'],
+      ['/api/v1/workspaces/{workspaceId}/repos/{repoId}/retention/apply', 'post'],
+    ] as const) {
+      expect(paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+  });
 });

@@ -205,6 +205,25 @@ export function PageHeader({ title, description, actions, children }: { title: R
   );
 }
 
+/** "Page x of y" with Previous and Next, under a paged list. */
+export function Pager({ page, pages, summary, onChange }: { page: number; pages: number; summary: ReactNode; onChange: (page: number) => void }) {
+  return (
+    <nav className="pk-spread pk-wrap" aria-label="Pages">
+      <span className="pk-muted">
+        Page {page + 1} of {pages} · {summary}
+      </span>
+      <div className="pk-row">
+        <Button size="sm" disabled={page === 0} onClick={() => onChange(page - 1)}>
+          Previous
+        </Button>
+        <Button size="sm" disabled={page + 1 >= pages} onClick={() => onChange(page + 1)}>
+          Next
+        </Button>
+      </div>
+    </nav>
+  );
+}
+
 /** A modal on the native <dialog>: focus trapping, Escape and the top layer come for free. */
 export function Dialog({ open, title, onClose, children, footer, description }: { open: boolean; title: string; onClose: () => void; children: ReactNode; footer?: ReactNode; description?: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);

@@ -39,16 +39,23 @@ function debPartCompare(a: string, b: string): number {
   return 0;
 }
 
-/** Debian's [epoch:]upstream[-revision] order, as `dpkg --compare-versions`; negative when a is older */
-export function compareDebVersions(a: string, b: string): number {
-  const [epochA, restA] = splitEpoch(a);
-  const [epochB, restB] = splitEpoch(b);
-  if (epochA !== epochB) return epochA - epochB;
-  const dashA = restA.lastIndexOf('-');
-  const dashB = restB.lastIndexOf('-');
-  const upstream = debPartCompare(dashA < 0 ? restA : restA.slice(0, dashA), dashB < 0 ? restB : restB.slice(0, dashB));
-  return upstream || debPartCompare(dashA < 0 ? '' : restA.slice(dashA + 1), dashB < 0 ? '' : restB.slice(dashB + 1));
+/**
+ * Compares `[epoch:]version[-release]` strings: epochs as numbers, then the version, then the
+ * release (after the last dash), each with the package manager's own part comparison.
+ */
+function compareEpochVersionRelease(a: string, b: string, comparePart: (a: string, b: string) => number): number {
+  const split = (value: string): [number, string, string] => {
+    const [epoch, rest] = splitEpoch(value);
+    const dash = rest.lastIndexOf('-');
+    return dash < 0 ? [epoch, rest, ''] : [epoch, rest.slice(0, dash), rest.slice(dash + 1)];
+  };
+  const [epochA, versionA, releaseA] = split(a);
+  const [epochB, versionB, releaseB] = split(b);
+  return epochA - epochB || comparePart(versionA, versionB) || comparePart(releaseA, releaseB);
 }
+
+/** Debian's [epoch:]upstream[-revision] order, as `dpkg --compare-versions`; negative when a is older */
+export const compareDebVersions = (a: string, b: string): number => compareEpochVersionRelease(a, b, debPartCompare);
 
 /** rpm's rpmvercmp for one of version or release: alphanumeric segments, ~ older and ^ newer than the end */
 function rpmSegmentCompare(a: string, b: string): number {
@@ -101,12 +108,4 @@ function rpmSegmentCompare(a: string, b: string): number {
 }
 
 /** rpm's [epoch:]version-release order (as Packyard stores an rpm's version), as `rpm.vercmp`; negative when a is older */
-export function compareRpmVersions(a: string, b: string): number {
-  const [epochA, restA] = splitEpoch(a);
-  const [epochB, restB] = splitEpoch(b);
-  if (epochA !== epochB) return epochA - epochB;
-  const dashA = restA.lastIndexOf('-');
-  const dashB = restB.lastIndexOf('-');
-  const version = rpmSegmentCompare(dashA < 0 ? restA : restA.slice(0, dashA), dashB < 0 ? restB : restB.slice(0, dashB));
-  return version || rpmSegmentCompare(dashA < 0 ? '' : restA.slice(dashA + 1), dashB < 0 ? '' : restB.slice(dashB + 1));
-}
+export const compareRpmVersions = (a: string, b: string): number => compareEpochVersionRelease(a, b, rpmSegmentCompare);
