@@ -11,6 +11,7 @@ import {
 } from '@packyard/platform';
 import type { Session } from '@packyard/proto/packyard/identity/v1/identity';
 import { ID_TOKEN_TTL_SECONDS, type IdTokenSigner } from './keys/id-token.signer';
+import { ProgressiveDelay } from './limits/progressive-delay';
 import { SlidingWindowLimiter } from './limits/sliding-window.limiter';
 import type { OidcClient } from './oidc/oidc.client';
 import { USER_TOKENS, type UserTokenDocument } from './projections/user-tokens.projection';
@@ -22,7 +23,8 @@ import { userDecider, type UserCommand, type UserState } from './user/user.decid
 import { isUserIntegrationEvent, userStream, type ProfileSettings } from './user/user.events';
 
 export interface AccountLimits {
-  loginFailuresPerAccount: number;
+  loginFailuresBeforeDelay: number;
+  loginMaxDelaySeconds: number;
   loginFailureWindowSeconds: number;
   authAttemptsPerIp: number;
 }
@@ -50,7 +52,8 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
   // when keys were last used changes with every request: kept beside the read models, not as events
   const tokenUsage = es.readModels.collection<{ id: string; lastUsed: string }>('user_token_usage');
   const usageWritten = new Map<string, number>();
-  const failuresPerAccount = new SlidingWindowLimiter(limits.loginFailuresPerAccount, limits.loginFailureWindowSeconds * 1000);
+  // per account and client address: a guesser is slowed down, the owner elsewhere is not locked out
+  const guessing = new ProgressiveDelay(limits.loginFailuresBeforeDelay, limits.loginMaxDelaySeconds * 1000, limits.loginFailureWindowSeconds * 1000);
   const attemptsPerIp = new SlidingWindowLimiter(limits.authAttemptsPerIp, 60_000);
 
   const now = () => new Date().toISOString();
@@ -127,14 +130,15 @@ export function createAccounts(deps: { es: EventSourcing; signer: IdTokenSigner;
       countAttempt(request.clientIp);
       const account = normalizeEmail(request.email);
       if (!account || !request.password) throw invalid('PACKYARD_IDENTITY_CREDENTIALS_REQUIRED', 'Email and password are required');
-      const blocked = failuresPerAccount.check(account);
-      if (!blocked.allowed) throw rateLimited('Too many failed sign-ins for this account; try again later', blocked.retryAfterSeconds);
+      const guesser = `${account}|${request.clientIp}`;
+      const blocked = guessing.check(guesser);
+      if (!blocked.allowed) throw rateLimited('Too many failed sign-ins for this account from here; try again shortly', blocked.retryAfterSeconds);
       const user = await findByEmail(account);
       if (!(await verifyPassword(user?.passwordHash ?? null, request.password)) || !user) {
-        failuresPerAccount.record(account);
+        guessing.recordFailure(guesser);
         throw unauthenticated(INVALID_CREDENTIALS);
       }
-      failuresPerAccount.reset(account);
+      guessing.reset(guesser);
       return session(user);
     },
 
