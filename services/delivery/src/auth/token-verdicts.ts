@@ -14,16 +14,11 @@ export interface TokenVerdict {
 
 export const INVALID: TokenVerdict = { valid: false, kind: '', tokenId: '', ownerId: '', scopes: [], repositoryId: '' };
 
-/**
- * The token in `Authorization: Basic base64(token:)`: the user name, with an empty password
- * (DESIGN §4), or undefined. A password is refused rather than ignored: a client that sends
- * one has been set up for something else, and must hear so.
- */
+/** The token in `Authorization: Basic base64(token:)`, the user name (DESIGN §4), or undefined. */
 export function basicAuthToken(header: string | undefined): string | undefined {
   if (!header || header.length < 7 || header.slice(0, 6).toLowerCase() !== 'basic ') return undefined;
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon >= 0 && colon !== decoded.length - 1) return undefined;
   const user = colon < 0 ? decoded : decoded.slice(0, colon);
   return user === '' ? undefined : user;
 }
