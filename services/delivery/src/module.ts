@@ -14,6 +14,7 @@ import {
   recordInbox,
   startEventSourcing,
   text,
+  topicOf,
   type BusMessage,
   type Reaction,
 } from '@packyard/platform';
@@ -47,8 +48,9 @@ const inboxReactions = (module: { events: Parameters<typeof recordInbox>[0] }): 
     },
   }));
 
-// Revocation takes effect within 5 s: a verdict is reused for 4 s, plus the call itself.
-const VERDICT_TTL_MS = 4_000;
+// Revocations reach the verdicts by event (under a second); the TTL only bounds a lost one.
+const VERDICT_TTL_MS = 60_000;
+const REVOCATIONS = new Set(['RepoTokenRevoked', 'AccessTokenRevoked']);
 const NEGATIVE_VERDICT_TTL_MS = 2_000;
 const FLUSH_INTERVAL_MS = 1_000;
 // packages up to 1 MiB stay in memory after their first download, 256 MiB in all
@@ -118,6 +120,11 @@ export const deliveryModule = defineModule({
       },
       { ttlMs: VERDICT_TTL_MS, negativeTtlMs: NEGATIVE_VERDICT_TTL_MS, maxEntries: 100_000 },
     );
+    // every replica must hear every revocation: a group of its own per replica (a new replica
+    // reads the token topic from its start, which is cheap)
+    const revocations = await bus.subscribe({ group: `delivery-verdicts-${settings.replicaId ?? hostname()}`, topics: [topicOf('token')] }, async (message) => {
+      if (REVOCATIONS.has(message.type)) verdicts.revoke((message.data as { tokenId: string }).tokenId);
+    });
     const accounting = new TrafficAccounting((repositoryId, sha256) => packageIds.get(packageRecordId(repositoryId, sha256)));
     const http = ctx.use(httpServerModule);
     http.addReadinessCheck('delivery', es.ready);
@@ -161,6 +168,7 @@ export const deliveryModule = defineModule({
       value: undefined,
       stop: async () => {
         clearInterval(timer);
+        await revocations.stop();
         await flushing;
         await flush();
         await es.stop();

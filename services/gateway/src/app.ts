@@ -7,6 +7,7 @@ import { createAuthenticator } from './auth/authenticator';
 import { bearerAuth } from './auth/bearer-auth.plugin';
 import { consolePlugin } from './console/console.plugin';
 import { API_ROUTES, PUBLIC_API_ROUTES, ROOT_ROUTES } from './routes';
+import { securityHeaders } from './security-headers';
 
 /** the API reference (Swagger UI over the OpenAPI document); the console links to it */
 export const API_REFERENCE_PATH = '/api/docs';
@@ -25,6 +26,7 @@ export interface GatewayOptions {
  * bearer auth in its own encapsulated context, then the console.
  */
 export async function gatewayApp(app: FastifyInstance, options: GatewayOptions) {
+  securityHeaders(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

@@ -14,6 +14,7 @@ import type { SecretBox } from '@packyard/platform/crypto/index';
 import type { Mailer } from './adapters/mailer';
 import type { Session } from '@packyard/proto/packyard/identity/v1/identity';
 import { ID_TOKEN_TTL_SECONDS, type IdTokenSigner } from './keys/id-token.signer';
+import { ProgressiveDelay } from './limits/progressive-delay';
 import { SlidingWindowLimiter } from './limits/sliding-window.limiter';
 import { matchTotp, newTotpSecret, otpauthUri } from './two-factor/totp';
 import type { OidcClient } from './oidc/oidc.client';
@@ -26,7 +27,8 @@ import { userDecider, type UserCommand, type UserState } from './user/user.decid
 import { isUserIntegrationEvent, userStream, type ProfileSettings } from './user/user.events';
 
 export interface AccountLimits {
-  loginFailuresPerAccount: number;
+  loginFailuresBeforeDelay: number;
+  loginMaxDelaySeconds: number;
   loginFailureWindowSeconds: number;
   authAttemptsPerIp: number;
 }
@@ -107,7 +109,8 @@ export function createAccounts(deps: {
   // when keys were last used changes with every request: kept beside the read models, not as events
   const tokenUsage = es.readModels.collection<{ id: string; lastUsed: string }>('user_token_usage');
   const usageWritten = new Map<string, number>();
-  const failuresPerAccount = new SlidingWindowLimiter(limits.loginFailuresPerAccount, limits.loginFailureWindowSeconds * 1000);
+  // per account and client address: a guesser is slowed down, the owner elsewhere is not locked out
+  const guessing = new ProgressiveDelay(limits.loginFailuresBeforeDelay, limits.loginMaxDelaySeconds * 1000, limits.loginFailureWindowSeconds * 1000);
   const attemptsPerIp = new SlidingWindowLimiter(limits.authAttemptsPerIp, 60_000);
 
   const now = () => new Date().toISOString();
@@ -211,14 +214,15 @@ export function createAccounts(deps: {
       countAttempt(request.clientIp);
       const account = normalizeEmail(request.email);
       if (!account || !request.password) throw invalid('PACKYARD_IDENTITY_CREDENTIALS_REQUIRED', 'Email and password are required');
-      const blocked = failuresPerAccount.check(account);
-      if (!blocked.allowed) throw rateLimited('Too many failed sign-ins for this account; try again later', blocked.retryAfterSeconds);
+      const guesser = `${account}|${request.clientIp}`;
+      const blocked = guessing.check(guesser);
+      if (!blocked.allowed) throw rateLimited('Too many failed sign-ins for this account from here; try again shortly', blocked.retryAfterSeconds);
       const user = await findByEmail(account);
       if (!(await verifyPassword(user?.passwordHash ?? null, request.password)) || !user) {
-        failuresPerAccount.record(account);
+        guessing.recordFailure(guesser);
         throw unauthenticated(INVALID_CREDENTIALS);
       }
-      failuresPerAccount.reset(account);
+      guessing.reset(guesser);
       return passwordAccepted(user, request);
     },
 

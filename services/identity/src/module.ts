@@ -11,8 +11,9 @@ import { userTokensProjection } from './projections/user-tokens.projection';
 import { RefreshTokenStore } from './sessions/refresh-token.store';
 
 export const IDENTITY_SETTINGS = defineSettings({
-  loginFailuresPerAccount: integer('LOGIN_FAILURES_PER_ACCOUNT', 10, 'failed sign-ins per account before 429, per LOGIN_FAILURE_WINDOW_S', 1),
-  loginFailureWindowSeconds: integer('LOGIN_FAILURE_WINDOW_S', 900, 'window of the per-account failed sign-in limit', 1),
+  loginFailuresBeforeDelay: integer('LOGIN_FAILURES_BEFORE_DELAY', 5, 'failed sign-ins of an account from one client address before each further attempt from there must wait (1 s, doubling; 429 with Retry-After); other addresses are not held up', 1),
+  loginMaxDelaySeconds: integer('LOGIN_MAX_DELAY_S', 60, 'the longest wait between sign-in attempts of an account from one client address', 1),
+  loginFailureWindowSeconds: integer('LOGIN_FAILURE_WINDOW_S', 900, 'how long failed sign-ins of an account from a client address are remembered', 1),
   authAttemptsPerIp: integer('AUTH_ATTEMPTS_PER_IP', 300, 'sign-in and registration attempts per client IP per minute (an office behind one NAT stays far below)', 1),
   oidcIssuer: text('OIDC_ISSUER', 'https://accounts.google.com', 'OpenID Connect issuer for "Sign in with Google"'),
   oidcClientId: text('OIDC_CLIENT_ID', undefined, 'OpenID Connect client id (Google sign-in is off until set)'),

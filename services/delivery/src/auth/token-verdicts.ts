@@ -38,7 +38,7 @@ export function grantsRead(verdict: TokenVerdict, repository: RepositoryRecord):
 }
 
 export interface VerdictCacheOptions {
-  /** how long a valid verdict is reused: the bound on how late a revocation takes effect */
+  /** how long a valid verdict is reused: revocations arrive by `revoke`, this bounds a lost one */
   ttlMs: number;
   /** how long an invalid one is (so a client retrying a wrong token costs no call each time) */
   negativeTtlMs: number;
@@ -54,13 +54,18 @@ interface Entry {
 
 /**
  * Verdicts per `Authorization` header value, so a token is checked with the token module
- * once per few seconds, not once per request. A hit answers synchronously (the hot
- * path allocates no promise); concurrent misses of one value share one call. Failed calls
- * are not cached: the next request asks again.
+ * once, not once per request, until the token's revocation arrives (`revoke`, fed by the
+ * token module's events). A hit answers synchronously (the hot path allocates no promise);
+ * concurrent misses of one value share one call. Failed calls are not cached: the next
+ * request asks again.
  */
 export class VerdictCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<TokenVerdict>>();
+  /** the headers each cached token id was seen under, so a revocation finds them all */
+  private readonly headersOf = new Map<string, Set<string>>();
+  /** revoked ids, so a call in flight at the revocation cannot cache the token as valid again */
+  private readonly revoked = new Set<string>();
   private readonly now: () => number;
 
   constructor(
@@ -80,12 +85,25 @@ export class VerdictCache {
     if (token === undefined) return INVALID;
     const call = this.validate(token)
       .then((verdict) => {
-        if (this.entries.size >= this.options.maxEntries) this.entries.clear();
+        if (verdict.valid && this.revoked.has(verdict.tokenId)) return INVALID;
+        if (this.entries.size >= this.options.maxEntries) {
+          this.entries.clear();
+          this.headersOf.clear();
+        }
         this.entries.set(header, { verdict, expires: this.now() + (verdict.valid ? this.options.ttlMs : this.options.negativeTtlMs) });
+        if (verdict.valid) this.headersOf.set(verdict.tokenId, (this.headersOf.get(verdict.tokenId) ?? new Set()).add(header));
         return verdict;
       })
       .finally(() => this.pending.delete(header));
     this.pending.set(header, call);
     return call;
+  }
+
+  /** a token was revoked: no request is let through on a verdict about it from now on */
+  revoke(tokenId: string): void {
+    if (this.revoked.size >= this.options.maxEntries) this.revoked.clear();
+    this.revoked.add(tokenId);
+    for (const header of this.headersOf.get(tokenId) ?? []) this.entries.delete(header);
+    this.headersOf.delete(tokenId);
   }
 }

@@ -93,4 +93,23 @@ describe('VerdictCache', () => {
     fail = false;
     expect(await cache.verdict(basic('pk_3'))).toEqual(repoToken);
   });
+
+  it('forgets every verdict about a revoked token at once, and never caches it as valid again', async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const cache = new VerdictCache(async (token) => {
+      if (token === 'pk_slow') await slow;
+      return repoToken;
+    }, { ttlMs: 60_000, negativeTtlMs: 1000, maxEntries: 10 });
+    expect(await cache.verdict(basic('pk_a'))).toEqual(repoToken);
+    expect(await cache.verdict(`basic ${Buffer.from('pk_a').toString('base64')}`)).toEqual(repoToken);
+    expect(cache.verdict(basic('pk_a'))).toEqual(repoToken);
+    // a call under way when the revocation arrives
+    const inFlight = cache.verdict(basic('pk_slow'));
+    cache.revoke('t1');
+    release();
+    expect(await inFlight).toBe(INVALID);
+    expect(await cache.verdict(basic('pk_a'))).toBe(INVALID);
+    expect(await cache.verdict(`basic ${Buffer.from('pk_a').toString('base64')}`)).toBe(INVALID);
+  });
 });

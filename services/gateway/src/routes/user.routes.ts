@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { invalid } from '@packyard/platform';
 import { ArtifactServiceDefinition, type Package } from '@packyard/proto/packyard/artifact/v1/artifact';
 import { IdentityServiceDefinition, type UserToken } from '@packyard/proto/packyard/identity/v1/identity';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
@@ -19,7 +20,24 @@ const Profile = Type.Object({
   pushNotifications: Type.Boolean(),
   weeklyDigest: Type.Boolean(),
 });
-const ProfileUpdate = Type.Partial(Profile, { description: 'the fields to change; email is accepted only unchanged' });
+const ProfileUpdate = Type.Partial(Profile, { description: 'the fields to change, each of its own type (no null); email is accepted only unchanged' });
+
+/**
+ * The schema's validator coerces (null → "" or false, 0 → false) and drops unknown fields:
+ * right for query strings, wrong for settings, where each would store a value nobody chose.
+ * So the document is checked as sent, before validation touches it.
+ */
+function checkProfileDocument(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return Promise.reject(invalid('PACKYARD_PROFILE_INVALID', 'The profile must be a JSON object'));
+  for (const [field, value] of Object.entries(body)) {
+    const schema = ProfileUpdate.properties[field as keyof typeof ProfileUpdate.properties];
+    if (!schema) return Promise.reject(invalid('PACKYARD_PROFILE_INVALID', `Unknown profile setting "${field}"`));
+    const expected = schema.type as 'string' | 'boolean';
+    if (typeof value !== expected) return Promise.reject(invalid('PACKYARD_PROFILE_INVALID', `Profile setting "${field}" must be a ${expected}`));
+  }
+  return Promise.resolve();
+}
 const Security = Type.Object({ twoFactorEnabled: Type.Boolean(), lastPasswordChange: Type.Union([Type.String(), Type.Null()]) });
 const TwoFactorCode = Type.Object({ code: Type.String({ description: 'a code from the authenticator app, or a recovery code' }) });
 const PasswordChange = Type.Object({ currentPassword: Type.String(), newPassword: Type.String() });
@@ -74,7 +92,7 @@ export async function userRoutes(parent: FastifyInstance, options: GatewayOption
     identity.getProfile({}, { caller: request.caller }),
   );
 
-  app.put('/user/profile', { schema: { tags, summary: 'Change profile settings', body: ProfileUpdate, response: { 200: Profile } } }, async (request) =>
+  app.put('/user/profile', { preValidation: checkProfileDocument, schema: { tags, summary: 'Change profile settings', body: ProfileUpdate, response: { 200: Profile } } }, async (request) =>
     identity.updateProfile(request.body, { caller: request.caller }),
   );
 

@@ -6,7 +6,10 @@ describe('credentials', () => {
   it('normalises well-formed addresses and refuses others', () => {
     expect(validateEmail(' Ada@Example.COM ')).toBe('ada@example.com');
     expect(() => validateEmail('  ')).toThrow('Email is required');
-    for (const bad of ['ada', 'ada@', '@example.com', 'ada@example', 'a da@example.com', 'ada@@example.com']) {
+    // full-width and other compatibility forms fold to the one address they look like
+    expect(validateEmail('ＡＤＡ＠ｅｘａｍｐｌｅ.com')).toBe('ada@example.com');
+    expect(validateEmail('üser@exämple.de')).toBe('üser@exämple.de');
+    for (const bad of ['ada', 'ada@', '@example.com', 'ada@example', 'a da@example.com', 'ada@@example.com', 'a\u0000da@example.com', 'a\nda@example.com', '<script>@x.com', 'a"da@example.com', 'a\u202eda@example.com', 'ada@exa..mple.com']) {
       expect(() => validateEmail(bad), bad).toThrow('Email must be a valid email address');
     }
   });

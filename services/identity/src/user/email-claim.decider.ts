@@ -20,6 +20,10 @@ export const emailClaimDecider: Decider<EmailClaimState, ClaimEmail, EmailClaime
   evolve: (_state, event) => ({ status: 'claimed', userId: event.data.userId }),
 };
 
-/** addresses compare case-insensitively; the stream id hides the address from stream listings */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+/**
+ * One form per address: NFKC folds full-width and other compatibility look-alikes
+ * (ａｌｉｃｅ@ → alice@), then case is folded; the stream id hides the address from
+ * stream listings.
+ */
+export const normalizeEmail = (email: string) => email.normalize('NFKC').toLowerCase().normalize('NFKC').trim();
 export const emailClaimStream = (email: string) => `email-${createHash('sha256').update(normalizeEmail(email)).digest('hex')}`;

@@ -78,7 +78,13 @@ function validateProfile(changes: UpdateProfile['changes'], email: string): Part
     throw invalid('PACKYARD_IDENTITY_NAME_TOO_LONG', `Display name must be at most ${NAME_MAX} characters long`);
   }
   const { email: _email, ...settings } = changes;
-  return { ...settings, ...(name !== undefined ? { name } : {}) };
+  // a setting left out is unchanged: an absent optional field arrives as undefined, which
+  // merged into the profile would blank it (timezone "", notifications off)
+  const named = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as Partial<ProfileSettings>;
+  for (const flag of ['emailNotifications', 'pushNotifications', 'weeklyDigest'] as const) {
+    if (named[flag] !== undefined && typeof named[flag] !== 'boolean') throw invalid('PACKYARD_IDENTITY_PROFILE_INVALID', `${flag} must be true or false`);
+  }
+  return { ...named, ...(name !== undefined ? { name } : {}) };
 }
 
 function validateToken(command: CreateUserToken) {

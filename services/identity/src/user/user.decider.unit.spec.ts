@@ -59,6 +59,12 @@ describe('user decider', () => {
         .when({ type: 'UpdateProfile', changes: { email, name: ' Ada ', timezone: 'UTC', theme: 'dark', pushNotifications: true }, at: later })
         .then([{ type: 'ProfileUpdated', data: { userId, changes: { name: 'Ada', theme: 'dark', pushNotifications: true }, at: later } }]));
 
+    it('leaves the settings a partial update does not name (absent fields arrive as undefined over gRPC)', () =>
+      spec
+        .given(registered)
+        .when({ type: 'UpdateProfile', changes: { name: 'A', timezone: undefined, theme: undefined, emailNotifications: undefined, weeklyDigest: undefined }, at: later })
+        .then([{ type: 'ProfileUpdated', data: { userId, changes: { name: 'A' }, at: later } }]));
+
     it('records nothing when nothing changes', () =>
       spec.given(registered).when({ type: 'UpdateProfile', changes: { timezone: 'UTC', theme: 'system', weeklyDigest: true }, at: later }).then([]));
 
