@@ -51,6 +51,7 @@ async function openWorkspace(packyard: RunningPackyard, slug: string) {
       });
       return { status: response.status, body: (await response.json()) as { id: string; name: string; version: string }, sha256: sha256(bytes) };
     },
+    deletePackage: (repository: Repository, packageId: string) => session.call('DELETE', `/workspaces/${workspaceId}/repos/${repository.id}/packages/${packageId}`),
     listPackages: (repository: Repository) => session.call<{ items: { id: string }[] }>('GET', `/workspaces/${workspaceId}/repos/${repository.id}/packages`),
   };
 }
@@ -62,12 +63,12 @@ const edge = async (repository: Repository, path: string) => {
 };
 
 /** InRelease, then the Packages file it lists by its canonical path, checked against the SHA256 InRelease gives */
-const servedPackages = async (repository: Repository) => {
-  const inRelease = (await edge(repository, 'debian/dists/bookworm/InRelease')).toString('utf8');
+const servedPackages = async (repository: Repository, codename = 'bookworm') => {
+  const inRelease = (await edge(repository, `debian/dists/${codename}/InRelease`)).toString('utf8');
   const sums = inRelease.slice(inRelease.indexOf('\nSHA256:'));
   const listed = /^ ([0-9a-f]{64}) +\d+ (main\/binary-amd64\/Packages)$/m.exec(sums);
   if (!listed) throw new Error(`InRelease lists no main/binary-amd64/Packages:\n${inRelease}`);
-  const packages = await edge(repository, `debian/dists/bookworm/${listed[2]}`);
+  const packages = await edge(repository, `debian/dists/${codename}/${listed[2]}`);
   expect(sha256(packages), 'the Packages file served is the one InRelease lists').toBe(listed[1]);
   return packages.toString('utf8');
 };
@@ -111,6 +112,21 @@ describe('?wait=published answers once the edge serves the package', () => {
     }
     expect(misses).toEqual([]);
   }, 180_000);
+
+  it('the same file again: into a second distribution, and back after its deletion; each 201 is followed by a Packages file listing it', async () => {
+    const repository = await workspace.createRepository('waited-again', 'DEB');
+    const file = await buildDeb({ name: 'packyard-again', version: '1.0.0', arch: 'amd64', compression: 'gzip' }, packagesDir);
+    const first = await workspace.upload(repository, file, 'debian/bookworm');
+    expect(first.status).toBe(201);
+    // the pool path is shared by every debian/* distribution: the pool file alone says nothing about bullseye's index
+    expect((await workspace.upload(repository, file, 'debian/bullseye')).status).toBe(201);
+    expect(await servedPackages(repository, 'bullseye')).toContain('Package: packyard-again\n');
+    // the generation before the deletion stays readable for clients mid-update, pool file included
+    expect((await workspace.deletePackage(repository, first.body.id)).status).toBe(204);
+    await waitFor('the deletion to be published', async () => (!(await servedPackages(repository)).includes('Package: packyard-again\n') ? true : undefined));
+    expect((await workspace.upload(repository, file, 'debian/bookworm')).status).toBe(201);
+    expect(await servedPackages(repository)).toContain('Package: packyard-again\n');
+  }, 60_000);
 
   it(`${RPM_UPLOADS} RPM uploads one after another: each 201 is followed by repomd.xml → primary listing the package`, async () => {
     const repository = await workspace.createRepository('waited-rpms', 'RPM');

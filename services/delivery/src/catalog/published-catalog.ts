@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { ReadModelStore } from '@packyard/platform';
 import { PUBLICATIONS, REPOSITORIES } from './delivery.projection';
 import { uploadDistributions } from '@packyard/formats';
-import { repositoryPath, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord, type ServedFile, type StockedDistribution } from './served-file';
+import { listedPackages, repositoryPath, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord, type ServedFile, type StockedDistribution } from './served-file';
 
 /** metadata files up to this size are answered from memory (Packages, repodata, InRelease) */
 const IN_MEMORY_FILE_LIMIT = 4 * 1024 * 1024;
@@ -29,8 +29,10 @@ export class PublishedCatalog {
   private readonly byPath = new Map<string, RepositoryRecord>();
   private readonly byId = new Map<string, RepositoryRecord>();
   private readonly stockedOf = new Map<string, StockedDistribution[]>();
+  /** per repository, per distribution: the digests of the packages its newest generation lists */
+  private readonly listedOf = new Map<string, Map<string, Set<string>>>();
   private readonly refreshes = new Map<string, Promise<void>>();
-  private readonly packageWaiters = new Map<string, Set<{ sha256: string; resolve: (served: boolean) => void }>>();
+  private readonly packageWaiters = new Map<string, Set<{ distribution: string; sha256: string; resolve: (served: boolean) => void }>>();
 
   constructor(
     private readonly readModels: ReadModelStore,
@@ -53,21 +55,23 @@ export class PublishedCatalog {
     return this.byId.get(id);
   }
 
-  /** whether the files this replica serves for the repository include the package with this digest */
-  servesPackage(repositoryId: string, sha256: string): boolean {
-    return (this.pathsOf.get(repositoryId) ?? []).some((path) => {
-      const file = this.files.get(path);
-      return file?.isPackage === true && file.sha256 === sha256;
-    });
+  /**
+   * whether the index this replica serves for the distribution lists the package with this
+   * digest: its pool file may be served already for another distribution of the same
+   * distro, or still for a retained generation after a deletion
+   */
+  servesPackage(repositoryId: string, distribution: string, sha256: string): boolean {
+    return this.listedOf.get(repositoryId)?.get(distribution)?.has(sha256) === true;
   }
 
-  /** resolves true once a generation this replica serves includes the package, false after `timeoutMs` */
-  waitForPackage(repositoryId: string, sha256: string, timeoutMs: number): Promise<boolean> {
-    if (this.servesPackage(repositoryId, sha256)) return Promise.resolve(true);
+  /** resolves true once the generation this replica serves for the distribution lists the package, false after `timeoutMs` */
+  waitForPackage(repositoryId: string, distribution: string, sha256: string, timeoutMs: number): Promise<boolean> {
+    if (this.servesPackage(repositoryId, distribution, sha256)) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiters = this.packageWaiters.get(repositoryId) ?? new Set();
       this.packageWaiters.set(repositoryId, waiters);
       const waiter = {
+        distribution,
         sha256,
         resolve: (served: boolean) => {
           clearTimeout(timer);
@@ -104,10 +108,11 @@ export class PublishedCatalog {
 
   private async rebuild(repositoryId: string): Promise<void> {
     const repository = await this.readModels.collection<RepositoryRecord>(REPOSITORIES).get(repositoryId);
-    if (!repository || repository.deleted) return this.install(repositoryId, undefined, new Map(), []);
+    if (!repository || repository.deleted) return this.install(repositoryId, undefined, new Map(), [], new Map());
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
     const files = servedFiles(repository, publications);
     const stocked = stockedDistributions(repository, publications, uploadDistributions(repository.kind));
+    const listed = listedPackages(publications);
     // bodies already in memory are reused by blob key (content-addressed: same key, same bytes)
     const loaded = new Map<string, Buffer>();
     for (const path of this.pathsOf.get(repositoryId) ?? []) {
@@ -123,10 +128,10 @@ export class PublishedCatalog {
       }
       file.body = body;
     }
-    this.install(repositoryId, repository, files, stocked);
+    this.install(repositoryId, repository, files, stocked, listed);
   }
 
-  private install(repositoryId: string, repository: RepositoryRecord | undefined, files: Map<string, ServedFile>, stocked: StockedDistribution[]) {
+  private install(repositoryId: string, repository: RepositoryRecord | undefined, files: Map<string, ServedFile>, stocked: StockedDistribution[], listed: Map<string, Set<string>>) {
     const previous = this.byId.get(repositoryId);
     if (previous) this.byPath.delete(repositoryPath(previous));
     for (const path of this.pathsOf.get(repositoryId) ?? []) this.files.delete(path);
@@ -134,13 +139,15 @@ export class PublishedCatalog {
       this.byId.delete(repositoryId);
       this.pathsOf.delete(repositoryId);
       this.stockedOf.delete(repositoryId);
+      this.listedOf.delete(repositoryId);
       return;
     }
     this.byId.set(repositoryId, repository);
     this.stockedOf.set(repositoryId, stocked);
+    this.listedOf.set(repositoryId, listed);
     this.byPath.set(repositoryPath(repository), repository);
     for (const [path, file] of files) this.files.set(path, file);
     this.pathsOf.set(repositoryId, [...files.keys()]);
-    for (const waiter of this.packageWaiters.get(repositoryId) ?? []) if (this.servesPackage(repositoryId, waiter.sha256)) waiter.resolve(true);
+    for (const waiter of this.packageWaiters.get(repositoryId) ?? []) if (this.servesPackage(repositoryId, waiter.distribution, waiter.sha256)) waiter.resolve(true);
   }
 }

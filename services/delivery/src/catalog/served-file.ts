@@ -178,6 +178,15 @@ function byDistribution(publications: readonly PublicationRecord[]): Map<string,
 
 const newestOf = (list: readonly PublicationRecord[]) => list.reduce((a, b) => (b.generation > a.generation ? b : a));
 
+/** per distribution, the digests of the packages its newest generation lists (what its index holds) */
+export function listedPackages(publications: readonly PublicationRecord[]): Map<string, Set<string>> {
+  const listed = new Map<string, Set<string>>();
+  for (const [distribution, list] of byDistribution(publications)) {
+    listed.set(distribution, new Set(newestOf(list).files.filter((file) => file.package).map((file) => file.sha256)));
+  }
+  return listed;
+}
+
 /** A distribution whose current index lists packages (its packages, not its metadata files). */
 export interface StockedDistribution {
   distro: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import { DEB_UPLOAD_DISTRIBUTIONS } from '@packyard/formats';
-import { entryPointDates, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord } from './served-file';
+import { entryPointDates, listedPackages, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord } from './served-file';
 
 const repository: RepositoryRecord = { id: 'r1', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', name: 'tools', ownerId: 'u1', codename: '', component: '' };
 const file = (path: string, sha256: string, isPackage = false): IndexFile => ({ path, blobKey: `b/${sha256}`, size: 1, sha256, contentType: '', package: isPackage });
@@ -67,5 +67,15 @@ describe('the distributions that hold packages', () => {
     const order = (codename: string) => stockedDistributions({ codename }, publications, DEB_UPLOAD_DISTRIBUTIONS).map(({ distro, version }) => `${distro}/${version}`);
     expect(order('bookworm')).toEqual(['debian/bookworm', 'ubuntu/noble', 'kali/kali-rolling', 'debian/stable', 'ubuntu/stable']);
     expect(order('stable')).toEqual(['debian/stable', 'ubuntu/stable', 'ubuntu/noble', 'debian/bookworm', 'kali/kali-rolling']);
+  });
+});
+
+describe('the packages an index lists (what ?wait=published waits for)', () => {
+  it('is the newest generation’s: a deleted package whose pool file a retained generation still serves is not listed', () => {
+    const first = publication(1, '2024-03-05T10:00:00Z', [file('dists/bookworm/main/binary-amd64/Packages', 'x'), file('pool/main/h/hello.deb', 'p', true)]);
+    const second = publication(2, '2024-03-05T11:00:00Z', [file('dists/bookworm/main/binary-amd64/Packages', 'y')], first);
+    expect(servedFiles(repository, [first, second]).get('/deb/acme/tools/debian/pool/main/h/hello.deb')).toBeDefined();
+    expect([...listedPackages([first, second]).get('debian/bookworm')!]).toEqual([]);
+    expect([...listedPackages([first]).get('debian/bookworm')!]).toEqual(['p']);
   });
 });

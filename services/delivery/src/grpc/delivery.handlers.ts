@@ -37,7 +37,7 @@ export function deliveryHandlers(
   return {
     async waitForPackage(request) {
       const timeoutMs = Math.min(Math.max(request.timeoutMs, 0), MAX_PACKAGE_WAIT_MS);
-      return { served: await catalog.waitForPackage(request.repositoryId, request.sha256, timeoutMs) };
+      return { served: await catalog.waitForPackage(request.repositoryId, request.distribution, request.sha256, timeoutMs) };
     },
 
     async getSnippets(request, { caller }) {

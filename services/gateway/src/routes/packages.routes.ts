@@ -109,7 +109,7 @@ export const packagesRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, 
           },
           { caller: request.caller },
         );
-        const published = request.query.wait === 'published' ? await waitUntilServed(clients.replicaClients(DeliveryServiceDefinition, 'delivery'), copied.repositoryId, copied.sha256, request.caller) : true;
+        const published = request.query.wait === 'published' ? await waitUntilServed(clients.replicaClients(DeliveryServiceDefinition, 'delivery'), copied, request.caller) : true;
         return reply.code(published ? 201 : 202).send(toPackageJson(copied));
       },
     );

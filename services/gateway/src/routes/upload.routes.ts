@@ -118,15 +118,20 @@ function receiveForm(raw: IncomingMessage, blobs: BlobStore, key: string, maxByt
 
 /**
  * `?wait=published` asks the ones that answer apt and dnf: every delivery replica (each
- * address DELIVERY_GRPC_ADDR lists) must serve a generation that includes the package.
+ * address DELIVERY_GRPC_ADDR lists) must serve a generation of the package's distribution
+ * that lists it.
  * A replica that does not answer (restarting) is asked again until the deadline.
  */
-export async function waitUntilServed(replicas: PackyardClient<typeof DeliveryServiceDefinition>[], repositoryId: string, sha256: string, caller: Caller) {
+export async function waitUntilServed(
+  replicas: PackyardClient<typeof DeliveryServiceDefinition>[],
+  { repositoryId, distribution, sha256 }: { repositoryId: string; distribution: string; sha256: string },
+  caller: Caller,
+) {
   const deadline = Date.now() + PUBLICATION_WAIT_MS;
   const ask = async (replica: PackyardClient<typeof DeliveryServiceDefinition>) => {
     while (Date.now() < deadline) {
       const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());
-      const answer = await replica.waitForPackage({ repositoryId, sha256, timeoutMs }, { caller }).catch(() => undefined);
+      const answer = await replica.waitForPackage({ repositoryId, distribution, sha256, timeoutMs }, { caller }).catch(() => undefined);
       if (answer?.served) return true;
       if (!answer) await new Promise((resolve) => setTimeout(resolve, Math.min(REPLICA_RETRY_MS, Math.max(deadline - Date.now(), 0))));
     }
@@ -187,7 +192,7 @@ export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { 
         { caller: request.caller },
       );
       const published =
-        request.query.wait === 'published' ? await waitUntilServed(clients.replicaClients(DeliveryServiceDefinition, 'delivery'), uploaded.repositoryId, uploaded.sha256, request.caller) : true;
+        request.query.wait === 'published' ? await waitUntilServed(clients.replicaClients(DeliveryServiceDefinition, 'delivery'), uploaded, request.caller) : true;
       return reply.code(published ? 201 : 202).send(toPackageJson(uploaded));
     },
   );

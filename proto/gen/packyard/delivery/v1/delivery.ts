@@ -12,6 +12,11 @@ export interface WaitForPackageRequest {
   repositoryId: string;
   sha256: string;
   timeoutMs: number;
+  /**
+   * distro/version the package was uploaded to: its file alone is shared by every
+   * distribution of a distro (the DEB pool), so only that distribution's index tells
+   */
+  distribution: string;
 }
 
 export interface WaitForPackageResponse {
@@ -81,7 +86,7 @@ export interface PublishedDistribution {
 }
 
 function createBaseWaitForPackageRequest(): WaitForPackageRequest {
-  return { repositoryId: "", sha256: "", timeoutMs: 0 };
+  return { repositoryId: "", sha256: "", timeoutMs: 0, distribution: "" };
 }
 
 export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
@@ -94,6 +99,9 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
     }
     if (message.timeoutMs !== 0) {
       writer.uint32(24).int32(message.timeoutMs);
+    }
+    if (message.distribution !== "") {
+      writer.uint32(34).string(message.distribution);
     }
     return writer;
   },
@@ -135,6 +143,14 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
             message.timeoutMs = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.distribution = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -160,6 +176,7 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
         : isSet(object.timeout_ms)
         ? globalThis.Number(object.timeout_ms)
         : 0,
+      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
     };
   },
 
@@ -174,6 +191,9 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
     if (message.timeoutMs !== 0) {
       obj.timeoutMs = Math.round(message.timeoutMs);
     }
+    if (message.distribution !== "") {
+      obj.distribution = message.distribution;
+    }
     return obj;
   },
 
@@ -185,6 +205,7 @@ export const WaitForPackageRequest: MessageFns<WaitForPackageRequest> = {
     message.repositoryId = object.repositoryId ?? "";
     message.sha256 = object.sha256 ?? "";
     message.timeoutMs = object.timeoutMs ?? 0;
+    message.distribution = object.distribution ?? "";
     return message;
   },
 };
