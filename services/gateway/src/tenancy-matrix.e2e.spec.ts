@@ -8,7 +8,8 @@ import { craftDeb, validControlText } from '@packyard/testing/packages/deb-craft
 //   no credentials → 401; an account token without the route's scope → 403;
 //   anything allowed to ask → 404 (another user's resource is not found, never 403/200).
 
-type Scope = 'read' | 'publish' | 'admin';
+/** 'account': what only a signed-in user (an ID token) may do, never an account token */
+type Scope = 'read' | 'publish' | 'admin' | 'account';
 interface Operation {
   method: string;
   path: string;
@@ -24,12 +25,15 @@ interface JsonSchema {
 let packyard: RunningPackyard;
 let alice: ApiSession;
 let bob: ApiSession;
-const bobs: Record<'workspace' | 'repo' | 'repoToken' | 'accessToken' | 'package', string> = { workspace: '', repo: '', repoToken: '', accessToken: '', package: '' };
+const bobs: Record<'workspace' | 'repo' | 'repoToken' | 'accessToken' | 'package' | 'session', string> = { workspace: '', repo: '', repoToken: '', accessToken: '', package: '', session: '' };
 const credentials: { name: string; bearer: string; scopes: Scope[] }[] = [];
 
 /** the scope DESIGN §5 gives a route: read lists and downloads, publish uploads and deletes packages, admin manages the rest */
 function scopeOf({ method, path }: Operation): Scope {
-  if (path.endsWith('/upload')) return 'publish';
+  // the account itself (its sessions) is the signed-in user's alone: no account token reaches it
+  if (path.startsWith('/user/sessions')) return 'account';
+  // uploads, copies, promotions and retention runs add or delete packages
+  if (/\/(upload|copy|promote|retention\/apply)$/.test(path)) return 'publish';
   if (method === 'DELETE' && /\/packages\/\{[^}]+\}$/.test(path)) return 'publish';
   if (path.endsWith('/reveal')) return 'admin';
   return method === 'GET' ? 'read' : 'admin';
@@ -48,6 +52,7 @@ function withBobsIds(path: string): string {
       if (owner === 'tokenId' || (owner === 'tokens' && path.startsWith('/repos/'))) return bobs.repoToken;
       if (owner === 'tokens') return bobs.accessToken;
       if (/^packages?(Id)?$/.test(owner)) return bobs.package;
+      if (owner === 'sessions') return bobs.session;
       throw new Error(`no id of Bob's for {${param}} in ${path}`);
     })
     .join('/');
@@ -93,8 +98,9 @@ beforeAll(async () => {
   form.append('file', new Blob([new Uint8Array(await craftDeb({ control: validControlText('bobs-package') }))]), 'bobs-package.deb');
   const uploaded = await fetch(`${packyard.url}/api/v1/workspaces/${bobs.workspace}/repos/${bobs.repo}/upload`, { method: 'POST', headers: { authorization: `Bearer ${bob.bearer}` }, body: form });
   bobs.package = ((await uploaded.json()) as { id: string }).id;
+  bobs.session = (await bob.call('GET', '/user/sessions')).body[0].id;
 
-  credentials.push({ name: 'no credentials', bearer: '', scopes: [] }, { name: 'ID token', bearer: alice.bearer, scopes: ['read', 'publish', 'admin'] });
+  credentials.push({ name: 'no credentials', bearer: '', scopes: [] }, { name: 'ID token', bearer: alice.bearer, scopes: ['read', 'publish', 'admin', 'account'] });
   for (const scopes of [['read'], ['publish'], ['admin'], ['read', 'publish', 'admin']] as Scope[][]) {
     const bearer = (await alice.call('POST', '/tokens', { name: `matrix-${scopes.join('-')}`, scopes })).body.token;
     credentials.push({ name: `account token [${scopes.join(',')}]`, bearer, scopes });

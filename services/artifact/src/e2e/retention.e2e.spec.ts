@@ -61,7 +61,12 @@ describe('retention', () => {
       async () => (await publishedFile(packyard, await internal.current(repository.id, 'debian/bookworm'), 'dists/bookworm/main/binary-amd64/Packages')).toString(),
       (text) => !/^Version: 1\.9$/m.test(text),
     );
-    expect([...index.matchAll(/^Package: nightly-build\nVersion: (.+)$/gm)].map((m) => m[1]).sort()).toEqual(['1.10', '2.0']);
+    const versionsOf = (name: string) =>
+      index
+        .split('\n\n')
+        .filter((stanza) => new RegExp(`^Package: ${name}$`, 'm').test(stanza))
+        .map((stanza) => /^Version: (.+)$/m.exec(stanza)![1]);
+    expect(versionsOf('nightly-build').sort()).toEqual(['1.10', '2.0']);
   });
 
   it('lists what would go in a dry run, deletes it on demand, and validates the policy', async () => {
