@@ -90,7 +90,12 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
       const created = await session.call('POST', `/workspaces/${workspaceId}/repos`, { name, kind, codename: 'bookworm', component: 'main' });
       expect(created.status).toBe(201);
       const { token } = (await session.call('POST', `/repos/${created.body.id}/tokens`, { name: 'e2e' })).body;
-      const snippets = (await session.call('GET', `/repos/${created.body.id}/snippets?${new URLSearchParams({ codename: 'bookworm', component: 'main', token })}`)).body;
+      // delivery learns of the new repository through Kafka: its snippets answer once it has
+      const path = `/repos/${created.body.id}/snippets?${new URLSearchParams({ codename: 'bookworm', component: 'main', token })}`;
+      let answer = await session.call('GET', path);
+      for (const deadline = Date.now() + 60_000; answer.status !== 200 && Date.now() < deadline; answer = await session.call('GET', path)) await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const snippets = answer.body;
       return { id: created.body.id as string, token: token as string, snippets: snippets as Snippets };
     };
     deb = await repository('apt', 'DEB');
