@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { createChannel, createClientFactory, Metadata, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc';
 import { CALLER_METADATA_KEY, serviceCaller } from '@packyard/platform';
 import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
-import type { IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
+import { PublicationManifest, type IndexFile, type IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import type { ApiSession } from '@packyard/testing/api-session';
 import type { RunningPackyard } from '@packyard/testing';
@@ -61,18 +61,21 @@ export function internalClients(packyard: RunningPackyard) {
     publishing,
     signing,
     close: () => channel.close(),
-    /** the current publication of a distribution */
-    async current(repositoryId: string, distribution: string): Promise<IndexPublished> {
+    /** the current publication of a distribution, with the files its manifest lists */
+    async current(repositoryId: string, distribution: string): Promise<PublishedGeneration> {
       const { publications } = await publishing.listPublications({ repositoryId });
       const found = publications.find((publication) => publication.distribution === distribution);
-      if (!found) throw new Error(`no publication of ${distribution}`);
-      return found;
+      if (!found?.manifest) throw new Error(`no publication of ${distribution}`);
+      const manifest = await readFile(join(packyard.dataDir, 'blobs', found.manifest.blobKey));
+      return { ...found, files: PublicationManifest.decode(manifest).files };
     },
   };
 }
 
+export type PublishedGeneration = IndexPublished & { files: IndexFile[] };
+
 /** the bytes of a published file, read from the blob store where the publication says it is */
-export async function publishedFile(packyard: RunningPackyard, publication: IndexPublished, path: string): Promise<Buffer> {
+export async function publishedFile(packyard: RunningPackyard, publication: PublishedGeneration, path: string): Promise<Buffer> {
   const file = publication.files.find((candidate) => candidate.path === path);
   if (!file) throw new Error(`${path} is not in generation ${publication.generation} of ${publication.distribution}`);
   return readFile(join(packyard.dataDir, 'blobs', file.blobKey));

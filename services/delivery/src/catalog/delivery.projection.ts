@@ -1,7 +1,7 @@
 import { isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { IndexPublished, RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
-import { entryPointDates, type PublicationRecord, type RepositoryRecord } from './served-file';
+import type { PublicationRecord, RepositoryRecord } from './served-file';
 
 export const REPOSITORIES = 'delivery_repositories';
 export const PUBLICATIONS = 'delivery_publications';
@@ -25,7 +25,8 @@ export type CatalogChange = { kind: 'repository'; repositoryId: string } | { kin
 /**
  * Delivery's read model, projected from the repository and artifact events its reactions
  * put in its inbox: the repositories (for URLs and token checks), the published
- * generations of every distribution (the newest and the ones it retains) and which
+ * generations of every distribution (the newest and the ones it retains, each naming
+ * its manifest in the blob store) and which
  * package each stored file is. `onChange` lets the running edge follow; a rebuild
  * (`packyard rebuild-projections --target=delivery`) runs without it.
  */
@@ -79,7 +80,6 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
             });
           }
           const existing = await publications.find({ repositoryId: data.repositoryId, distribution: data.distribution });
-          const previous = existing.filter((old) => old.generation < data.generation).sort((a, b) => b.generation - a.generation)[0];
           await publications.upsert({
             id: `${data.repositoryId}|${data.distribution}|${data.generation}`,
             repositoryId: data.repositoryId,
@@ -89,8 +89,8 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
             generation: data.generation,
             publishedAt: data.publishedAt,
             retainedGenerations: data.retainedGenerations,
-            files: data.files,
-            lastModified: entryPointDates(previous, data.files, data.publishedAt),
+            manifest: data.manifest!,
+            packageCount: data.packageCount,
           });
           const kept = new Set([data.generation, ...data.retainedGenerations]);
           for (const old of existing) {

@@ -1,21 +1,11 @@
-import type { Readable } from 'node:stream';
 import type { ReadModelStore } from '@packyard/platform';
-import { PUBLICATIONS, REPOSITORIES } from './delivery.projection';
 import { uploadDistributions } from '@packyard/formats';
-import { repositoryPath, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord, type ServedFile, type StockedDistribution } from './served-file';
+import { PUBLICATIONS, REPOSITORIES } from './delivery.projection';
+import { PublicationManifests, readAll, type BlobReader } from './publication-manifests';
+import { readableGenerations, repositoryPath, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord, type ServedFile, type StockedDistribution } from './served-file';
 
 /** metadata files up to this size are answered from memory (Packages, repodata, InRelease) */
 const IN_MEMORY_FILE_LIMIT = 4 * 1024 * 1024;
-
-export interface BlobReader {
-  get(key: string): Promise<Readable>;
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 /**
  * The published state the edge answers from, in memory: URL path → file, repository
@@ -32,12 +22,15 @@ export class PublishedCatalog {
   private readonly refreshes = new Map<string, Promise<void>>();
   /** repository → distribution → the newest generation served */
   private readonly generations = new Map<string, Map<string, number>>();
+  private readonly manifests: PublicationManifests;
   private readonly generationWaiters = new Map<string, Set<{ wanted: ReadonlyMap<string, number>; resolve: (served: boolean) => void }>>();
 
   constructor(
     private readonly readModels: ReadModelStore,
     private readonly blobs: BlobReader,
-  ) {}
+  ) {
+    this.manifests = new PublicationManifests(blobs);
+  }
 
   file(path: string): ServedFile | undefined {
     return this.files.get(path);
@@ -106,16 +99,17 @@ export class PublishedCatalog {
     const repository = await this.readModels.collection<RepositoryRecord>(REPOSITORIES).get(repositoryId);
     if (!repository || repository.deleted) return this.install(repositoryId, undefined, new Map(), []);
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
-    const files = servedFiles(repository, publications);
+    const readable = readableGenerations(publications);
+    const generations = await Promise.all(readable.map(async (publication) => ({ publication, files: await this.manifests.files(publication.manifest) })));
+    const served = new Map<string, ServedFile>();
+    for (const path of this.pathsOf.get(repositoryId) ?? []) served.set(path, this.files.get(path)!);
+    const files = servedFiles(repository, generations, served);
     const newest = new Map<string, number>();
-    for (const publication of publications) newest.set(publication.distribution, Math.max(newest.get(publication.distribution) ?? -1, publication.generation));
-    const stocked = stockedDistributions(repository, publications, uploadDistributions(repository.kind));
+    for (const publication of readable) newest.set(publication.distribution, Math.max(newest.get(publication.distribution) ?? -1, publication.generation));
+    const stocked = stockedDistributions(repository, readable, uploadDistributions(repository.kind));
     // bodies already in memory are reused by blob key (content-addressed: same key, same bytes)
     const loaded = new Map<string, Buffer>();
-    for (const path of this.pathsOf.get(repositoryId) ?? []) {
-      const current = this.files.get(path);
-      if (current?.body) loaded.set(current.blobKey, current.body);
-    }
+    for (const current of served.values()) if (current.body) loaded.set(current.blobKey, current.body);
     for (const file of files.values()) {
       if (file.isPackage || file.size > IN_MEMORY_FILE_LIMIT) continue;
       let body = loaded.get(file.blobKey);

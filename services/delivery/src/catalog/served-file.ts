@@ -1,4 +1,4 @@
-import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
+import type { IndexFile, PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import { httpDate, strongEtag } from '../http/conditional-request';
 
 /** What delivery knows about a repository: enough to map URLs to it and check tokens. */
@@ -27,9 +27,16 @@ export interface PublicationRecord {
   publishedAt: string;
   /** generations of the same distribution to keep readable besides this one */
   retainedGenerations: number[];
-  files: IndexFile[];
-  /** Last-Modified (ms) of the paths whose bytes change between generations (see entryPointDates) */
-  lastModified: Record<string, number>;
+  /** the generation's files, read from the blob store on demand (PublicationManifests) */
+  manifest: PublicationManifestRef;
+  /** the package (pool) files it lists */
+  packageCount: number;
+}
+
+/** A readable generation with the files its manifest lists. */
+export interface LoadedPublication {
+  publication: PublicationRecord;
+  files: readonly IndexFile[];
 }
 
 /** A file the edge answers, with every header it sends precomputed. */
@@ -120,47 +127,42 @@ export function servedFile(repositoryId: string, file: IndexFile, lastModifiedMs
 const wholeSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
 
 /**
- * Last-Modified of the paths that change meaning (InRelease, Release, Packages, repomd.xml):
- * strictly later than the previous generation's whenever the bytes differ. Two generations
- * published within one second would otherwise share a date, and a client asking
- * If-Modified-Since with the first one's would be told 304 about the second forever.
+ * The generations a repository serves: per distribution the newest and the ones it
+ * retains, oldest first (publication records of generations without a manifest, from
+ * before manifests existed, are left out: the publisher replaces them).
  */
-export function entryPointDates(previous: PublicationRecord | undefined, files: readonly IndexFile[], publishedAt: string): Record<string, number> {
-  const own = wholeSeconds(publishedAt);
-  const dates: Record<string, number> = {};
-  for (const file of files) {
-    if (isContentAddressed(file)) continue;
-    const before = previous?.files.find((candidate) => candidate.path === file.path);
-    const beforeDate = before ? (previous!.lastModified?.[file.path] ?? wholeSeconds(previous!.publishedAt)) : undefined;
-    if (beforeDate === undefined) dates[file.path] = own;
-    else if (before!.sha256 === file.sha256) dates[file.path] = beforeDate;
-    else dates[file.path] = Math.max(own, beforeDate + 1000);
-  }
-  return dates;
-}
-
-/**
- * Every URL path of a repository and its file, from the publications delivery keeps:
- * per distribution the newest generation and the ones it retains. A path keeps the date
- * of the oldest generation that had the same bytes under it (so If-Modified-Since stays
- * true across republishing), and the newest generation decides what a path holds.
- */
-export function servedFiles(repository: RepositoryRecord, publications: readonly PublicationRecord[]): Map<string, ServedFile> {
+export function readableGenerations(publications: readonly PublicationRecord[]): PublicationRecord[] {
   const readable: PublicationRecord[] = [];
-  for (const list of byDistribution(publications).values()) {
+  for (const list of byDistribution(publications.filter((publication) => publication.manifest)).values()) {
     const newest = newestOf(list);
     const kept = new Set([newest.generation, ...newest.retainedGenerations]);
     readable.push(...list.filter((publication) => kept.has(publication.generation)));
   }
-  readable.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.generation - b.generation);
+  return readable.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.generation - b.generation);
+}
+
+/**
+ * Every URL path of a repository and its file, from its readable generations (oldest
+ * first): the newest generation decides what a path holds. Last-Modified: a path keeps the
+ * date it had while its bytes stay the same (in `served`, what the edge answered so far,
+ * or in an older readable generation), so If-Modified-Since stays true across republishing;
+ * an entry point whose bytes changed (InRelease, Release, Packages, repomd.xml) moves
+ * strictly later than before, or two generations published within one second would share
+ * a date and a client holding the first one's would be told 304 about the second forever.
+ */
+export function servedFiles(repository: RepositoryRecord, generations: readonly LoadedPublication[], served: ReadonlyMap<string, ServedFile> = new Map()): Map<string, ServedFile> {
   const files = new Map<string, ServedFile>();
-  for (const publication of readable) {
-    const at = wholeSeconds(publication.publishedAt);
-    for (const file of publication.files) {
+  for (const { publication, files: list } of generations) {
+    const own = wholeSeconds(publication.publishedAt);
+    for (const file of list) {
       const path = filePath(repository, publication, file.path);
-      const previous = files.get(path);
-      if (previous && previous.sha256 === file.sha256) continue;
-      files.set(path, servedFile(repository.id, file, publication.lastModified?.[file.path] ?? at));
+      const before = files.get(path);
+      if (before?.sha256 === file.sha256) continue;
+      const earlier = served.get(path);
+      let date = own;
+      if (earlier?.sha256 === file.sha256) date = earlier.lastModifiedMs;
+      else if (before && !isContentAddressed(file)) date = Math.max(own, before.lastModifiedMs + 1000);
+      files.set(path, servedFile(repository.id, file, date));
     }
   }
   return files;
@@ -194,9 +196,8 @@ export interface StockedDistribution {
 export function stockedDistributions(repository: Pick<RepositoryRecord, 'codename'>, publications: readonly PublicationRecord[], preferred: readonly string[]): StockedDistribution[] {
   const stocked: (StockedDistribution & { distribution: string })[] = [];
   for (const [distribution, list] of byDistribution(publications)) {
-    const newest = newestOf(list);
-    const packageCount = newest.files.filter((file) => file.package).length;
-    if (packageCount > 0) stocked.push({ distribution, distro: newest.distro, version: newest.version, packageCount });
+    const { packageCount } = newestOf(list);
+    if (packageCount > 0) stocked.push({ distribution, distro: newestOf(list).distro, version: newestOf(list).version, packageCount });
   }
   const rank = (entry: { distribution: string; version: string }) => {
     if (repository.codename && entry.version === repository.codename) return -1;

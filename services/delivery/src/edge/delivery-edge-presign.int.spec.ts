@@ -11,6 +11,7 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelStore, inboxStream, type ReadModelStore } from '@packyard/platform';
 import { createBlobStore, type BlobStore } from '@packyard/platform/blobs/index';
+import { PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
 import { TrafficAccounting } from '../accounting/traffic-accounting';
 import { VerdictCache } from '../auth/token-verdicts';
 import { deliveryProjection } from '../catalog/delivery.projection';
@@ -43,9 +44,11 @@ describe('delivery edge with presigned package downloads', () => {
       return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType: '', package: isPackage };
     };
     const files = [await put('dists/bookworm/InRelease', Buffer.from('signed\n'), false), await put('pool/main/h/hello/hello_1.0_all.deb', pool, true)];
+    const manifest = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files }).finish())]));
     const data = {
       repositoryId: 'r1', distribution: 'debian/bookworm', generation: 1, publishedAt: new Date().toISOString(), kind: 'DEB', workspaceId: 'w1',
-      workspaceSlug: 'acme', repositoryName: 'tools', distro: 'debian', version: 'bookworm', files, retainedGenerations: [], ownerId: 'u1',
+      workspaceSlug: 'acme', repositoryName: 'tools', distro: 'debian', version: 'bookworm', retainedGenerations: [], ownerId: 'u1', packageCount: 1, inputsDigest: 'i1',
+      manifest: { blobKey: manifest.key, sha256: manifest.sha256, size: manifest.size },
     };
     await deliveryProjection().handle({ id: 'e1', stream: inboxStream('repository', 'm1'), type: 'IndexPublished', data, version: 1, position: 1, recordedAt: data.publishedAt }, readModels);
     const catalog = new PublishedCatalog(readModels, blobs);

@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelStore, inboxStream, type ReadModelStore } from '@packyard/platform';
 import { FsBlobStore } from '@packyard/platform/blobs/index';
-import type { IndexFile, IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
+import { PublicationManifest, type IndexFile, type IndexPublished, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import { TrafficAccounting } from '../accounting/traffic-accounting';
 import { INVALID, VerdictCache, type TokenVerdict } from '../auth/token-verdicts';
 import { deliveryProjection, type CatalogChange } from '../catalog/delivery.projection';
@@ -55,7 +55,13 @@ describe('delivery edge', () => {
     return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType: '', package: isPackage };
   };
 
-  const publication = (generation: number, files: IndexFile[], retainedGenerations: number[]): IndexPublished => ({
+  /** the generation's manifest, stored as the publisher stores it */
+  const manifest = async (files: IndexFile[]): Promise<PublicationManifestRef> => {
+    const info = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files }).finish())]));
+    return { blobKey: info.key, sha256: info.sha256, size: info.size };
+  };
+
+  const publication = async (generation: number, files: IndexFile[], retainedGenerations: number[]): Promise<IndexPublished> => ({
     repositoryId: 'r1',
     distribution: 'debian/bookworm',
     generation,
@@ -66,7 +72,9 @@ describe('delivery edge', () => {
     repositoryName: 'tools',
     distro: 'debian',
     version: 'bookworm',
-    files,
+    manifest: await manifest(files),
+    packageCount: files.filter((file) => file.package).length,
+    inputsDigest: `inputs-${generation}`,
     retainedGenerations,
     ownerId: 'u1',
   });
@@ -102,7 +110,7 @@ describe('delivery edge', () => {
       const packagesFile = await put('dists/bookworm/main/binary-amd64/Packages', packages(generation));
       await project(
         'IndexPublished',
-        publication(
+        await publication(
           generation,
           [
             await put('dists/bookworm/InRelease', inRelease(generation)),
@@ -217,10 +225,18 @@ describe('delivery edge', () => {
     expect(metrics).toMatch(/packyard_delivery_bytes_total [1-9]/);
   });
 
+  it('refuses a manifest whose bytes are not the ones published, and keeps serving the generation it had', async () => {
+    const forged = await publication(6, [await put('dists/bookworm/InRelease', inRelease(6))], [5, 4, 3]);
+    const other = await manifest([await put('dists/bookworm/InRelease', Buffer.from('forged\n'))]);
+    await expect(project('IndexPublished', { ...forged, manifest: { ...forged.manifest!, blobKey: other.blobKey } })).rejects.toThrow(/not the one published/);
+    const response = await get('dists/bookworm/InRelease');
+    expect(await response.text()).toBe(inRelease(5).toString());
+  });
+
   it('stops serving a deleted repository, and a late publication does not bring it back', async () => {
     await project('RepositoryDeleted', { repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', deletedAt: new Date().toISOString() });
     expect((await get('dists/bookworm/InRelease')).status).toBe(401);
-    await project('IndexPublished', publication(6, [await put('dists/bookworm/InRelease', inRelease(6))], [5]));
+    await project('IndexPublished', await publication(7, [await put('dists/bookworm/InRelease', inRelease(7))], [5]));
     expect((await get('dists/bookworm/InRelease')).status).toBe(401);
   });
 });

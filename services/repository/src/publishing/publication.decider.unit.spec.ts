@@ -12,7 +12,7 @@ const signed = (generation: number): PublicationEvent => ({
 });
 const publication = {
   repositoryId: 'r1', distribution: 'ubuntu/noble', publishedAt: 't', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: 'apt',
-  distro: 'ubuntu', version: 'noble', files: [file, signature], ownerId: 'u1',
+  distro: 'ubuntu', version: 'noble', ownerId: 'u1', manifest: { blobKey: 'indices/r1/sha256/ee/ff/eeff', sha256: 'eeff', size: 120 }, packageCount: 0, inputsDigest: 'd1',
 };
 const published = (generation: number, retainedGenerations: number[]): PublicationEvent => ({ type: 'IndexPublished', data: { ...publication, generation, retainedGenerations } });
 const spec = deciderSpec(publicationDecider);

@@ -5,7 +5,7 @@ import { isVisibleIn, parseDistribution, type Distribution } from '@packyard/for
 import { ConcurrencyError, isInboxEvent, loadAggregate, serviceCaller, type EventSourcing, type PackyardClient, type RecordedEvent, type Subscription } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
+import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
@@ -40,6 +40,7 @@ interface Work {
 }
 
 const RETRY_MS = 1_000;
+const MANIFEST_CONTENT_TYPE = 'application/protobuf';
 /** index files of a repository, content-addressed: a generation's files never change under a reader */
 const indexBlobPrefix = (repositoryId: string) => `indices/${repositoryId}`;
 
@@ -243,6 +244,7 @@ export class Publisher {
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
     const pool = built.pool.map(({ path, pkg }) => ({ path, blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256, contentType: contentTypeOf(path), package: true }));
+    const manifest = await this.storeManifest(repository.id, [...metadata, ...signed, ...aliases, ...pool]);
     await this.decide(stream, {
       type: 'Publish',
       generation,
@@ -257,7 +259,9 @@ export class Publisher {
         ownerId: repository.ownerId,
         distro: target.distro,
         version: target.version,
-        files: [...metadata, ...signed, ...aliases, ...pool],
+        manifest,
+        packageCount: pool.length,
+        inputsDigest: '',
       },
     });
     const current = this.currentGenerations.get(repository.id) ?? new Map<string, number>();
@@ -299,6 +303,13 @@ export class Publisher {
     if (await this.options.blobs.head(known)) return { path, blobKey: known, size: bytes.length, sha256, contentType, package: false };
     const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType });
     return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType, package: false };
+  }
+
+  /** the generation's file list, stored content-addressed beside its index files: IndexPublished names it */
+  private async storeManifest(repositoryId: string, files: IndexFile[]): Promise<PublicationManifestRef> {
+    const bytes = Buffer.from(PublicationManifest.encode({ files }).finish());
+    const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType: MANIFEST_CONTENT_TYPE });
+    return { blobKey: info.key, sha256: info.sha256, size: info.size };
   }
 
   /** InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over repomd.xml and the key beside it (RPM) */

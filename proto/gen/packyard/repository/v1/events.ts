@@ -73,8 +73,28 @@ export interface IndexSigned {
 }
 
 /**
+ * Every file of one generation: metadata, signatures, by-hash copies and pool files. Stored
+ * in the blob store (protobuf binary, content-addressed, below the repository's index
+ * prefix) and named by IndexPublished, so no event grows with the number of packages.
+ */
+export interface PublicationManifest {
+  files: IndexFile[];
+}
+
+/**
+ * Where a PublicationManifest is: a reader fetches the blob and checks its SHA-256 and size
+ * before it trusts a byte of it (a manifest never changes under its key).
+ */
+export interface PublicationManifestRef {
+  blobKey: string;
+  sha256: string;
+  size: number;
+}
+
+/**
  * The pointer swap: `generation` is now the current publication of the distribution.
- * Carries everything delivery needs to serve it without calling repository.
+ * Carries what delivery needs to serve it without calling repository: the repository's
+ * names and the manifest of the generation's files.
  */
 export interface IndexPublished {
   repositoryId: string;
@@ -89,14 +109,24 @@ export interface IndexPublished {
   repositoryName: string;
   distro: string;
   version: string;
-  /** every file of the generation: metadata, signatures, by-hash copies and pool files */
-  files: IndexFile[];
   /**
-   * older generations that stay readable (at most 3), newest first; their files are
+   * older generations that stay readable (at most 3), newest first; their manifests are
    * in their own IndexPublished events
    */
   retainedGenerations: number[];
   ownerId: string;
+  manifest?:
+    | PublicationManifestRef
+    | undefined;
+  /** the package (pool) files the generation lists */
+  packageCount: number;
+  /**
+   * SHA-256 over what the generation was built from (its packages, the signing key, the
+   * repository's layout): a build whose inputs have this digest would make the same
+   * generation again, so after a restart the publisher builds only distributions whose
+   * digest changed
+   */
+  inputsDigest: string;
 }
 
 function createBaseRepositoryCreated(): RepositoryCreated {
@@ -918,6 +948,180 @@ export const IndexSigned: MessageFns<IndexSigned> = {
   },
 };
 
+function createBasePublicationManifest(): PublicationManifest {
+  return { files: [] };
+}
+
+export const PublicationManifest: MessageFns<PublicationManifest> = {
+  encode(message: PublicationManifest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.files) {
+      IndexFile.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublicationManifest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublicationManifest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.files.push(IndexFile.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublicationManifest {
+    return {
+      files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => IndexFile.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: PublicationManifest): unknown {
+    const obj: any = {};
+    if (message.files?.length) {
+      obj.files = message.files.map((e) => IndexFile.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublicationManifest>): PublicationManifest {
+    return PublicationManifest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublicationManifest>): PublicationManifest {
+    const message = createBasePublicationManifest();
+    message.files = object.files?.map((e) => IndexFile.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePublicationManifestRef(): PublicationManifestRef {
+  return { blobKey: "", sha256: "", size: 0 };
+}
+
+export const PublicationManifestRef: MessageFns<PublicationManifestRef> = {
+  encode(message: PublicationManifestRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.blobKey !== "") {
+      writer.uint32(10).string(message.blobKey);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(18).string(message.sha256);
+    }
+    if (message.size !== 0) {
+      writer.uint32(24).int64(message.size);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublicationManifestRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublicationManifestRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.blobKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.size = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublicationManifestRef {
+    return {
+      blobKey: isSet(object.blobKey)
+        ? globalThis.String(object.blobKey)
+        : isSet(object.blob_key)
+        ? globalThis.String(object.blob_key)
+        : "",
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      size: isSet(object.size) ? globalThis.Number(object.size) : 0,
+    };
+  },
+
+  toJSON(message: PublicationManifestRef): unknown {
+    const obj: any = {};
+    if (message.blobKey !== "") {
+      obj.blobKey = message.blobKey;
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.size !== 0) {
+      obj.size = Math.round(message.size);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublicationManifestRef>): PublicationManifestRef {
+    return PublicationManifestRef.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublicationManifestRef>): PublicationManifestRef {
+    const message = createBasePublicationManifestRef();
+    message.blobKey = object.blobKey ?? "";
+    message.sha256 = object.sha256 ?? "";
+    message.size = object.size ?? 0;
+    return message;
+  },
+};
+
 function createBaseIndexPublished(): IndexPublished {
   return {
     repositoryId: "",
@@ -930,9 +1134,11 @@ function createBaseIndexPublished(): IndexPublished {
     repositoryName: "",
     distro: "",
     version: "",
-    files: [],
     retainedGenerations: [],
     ownerId: "",
+    manifest: undefined,
+    packageCount: 0,
+    inputsDigest: "",
   };
 }
 
@@ -968,9 +1174,6 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     if (message.version !== "") {
       writer.uint32(82).string(message.version);
     }
-    for (const v of message.files) {
-      IndexFile.encode(v!, writer.uint32(90).fork()).join();
-    }
     if (message.retainedGenerations.length !== 0) {
       writer.uint32(98).fork();
       for (const v of message.retainedGenerations) {
@@ -980,6 +1183,15 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     }
     if (message.ownerId !== "") {
       writer.uint32(106).string(message.ownerId);
+    }
+    if (message.manifest !== undefined) {
+      PublicationManifestRef.encode(message.manifest, writer.uint32(114).fork()).join();
+    }
+    if (message.packageCount !== 0) {
+      writer.uint32(120).int64(message.packageCount);
+    }
+    if (message.inputsDigest !== "") {
+      writer.uint32(130).string(message.inputsDigest);
     }
     return writer;
   },
@@ -1077,14 +1289,6 @@ export const IndexPublished: MessageFns<IndexPublished> = {
             message.version = reader.string();
             continue;
           }
-          case 11: {
-            if (tag !== 90) {
-              break;
-            }
-
-            message.files.push(IndexFile.decode(reader, reader.uint32()));
-            continue;
-          }
           case 12: {
             if (tag === 96) {
               message.retainedGenerations.push(longToNumber(reader.int64()));
@@ -1109,6 +1313,30 @@ export const IndexPublished: MessageFns<IndexPublished> = {
             }
 
             message.ownerId = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.manifest = PublicationManifestRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.packageCount = longToNumber(reader.int64());
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.inputsDigest = reader.string();
             continue;
           }
         }
@@ -1155,9 +1383,6 @@ export const IndexPublished: MessageFns<IndexPublished> = {
         : "",
       distro: isSet(object.distro) ? globalThis.String(object.distro) : "",
       version: isSet(object.version) ? globalThis.String(object.version) : "",
-      files: globalThis.Array.isArray(object?.files)
-        ? object.files.map((e: any) => IndexFile.fromJSON(e))
-        : [],
       retainedGenerations: globalThis.Array.isArray(object?.retainedGenerations)
         ? object.retainedGenerations.map((e: any) => globalThis.Number(e))
         : globalThis.Array.isArray(object?.retained_generations)
@@ -1167,6 +1392,17 @@ export const IndexPublished: MessageFns<IndexPublished> = {
         ? globalThis.String(object.ownerId)
         : isSet(object.owner_id)
         ? globalThis.String(object.owner_id)
+        : "",
+      manifest: isSet(object.manifest) ? PublicationManifestRef.fromJSON(object.manifest) : undefined,
+      packageCount: isSet(object.packageCount)
+        ? globalThis.Number(object.packageCount)
+        : isSet(object.package_count)
+        ? globalThis.Number(object.package_count)
+        : 0,
+      inputsDigest: isSet(object.inputsDigest)
+        ? globalThis.String(object.inputsDigest)
+        : isSet(object.inputs_digest)
+        ? globalThis.String(object.inputs_digest)
         : "",
     };
   },
@@ -1203,14 +1439,20 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     if (message.version !== "") {
       obj.version = message.version;
     }
-    if (message.files?.length) {
-      obj.files = message.files.map((e) => IndexFile.toJSON(e));
-    }
     if (message.retainedGenerations?.length) {
       obj.retainedGenerations = message.retainedGenerations.map((e) => Math.round(e));
     }
     if (message.ownerId !== "") {
       obj.ownerId = message.ownerId;
+    }
+    if (message.manifest !== undefined) {
+      obj.manifest = PublicationManifestRef.toJSON(message.manifest);
+    }
+    if (message.packageCount !== 0) {
+      obj.packageCount = Math.round(message.packageCount);
+    }
+    if (message.inputsDigest !== "") {
+      obj.inputsDigest = message.inputsDigest;
     }
     return obj;
   },
@@ -1230,9 +1472,13 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     message.repositoryName = object.repositoryName ?? "";
     message.distro = object.distro ?? "";
     message.version = object.version ?? "";
-    message.files = object.files?.map((e) => IndexFile.fromPartial(e)) || [];
     message.retainedGenerations = object.retainedGenerations?.map((e) => e) || [];
     message.ownerId = object.ownerId ?? "";
+    message.manifest = (object.manifest !== undefined && object.manifest !== null)
+      ? PublicationManifestRef.fromPartial(object.manifest)
+      : undefined;
+    message.packageCount = object.packageCount ?? 0;
+    message.inputsDigest = object.inputsDigest ?? "";
     return message;
   },
 };

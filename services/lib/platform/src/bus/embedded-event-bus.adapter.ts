@@ -4,7 +4,6 @@ import { backoffDelay, Pause } from '../eventsourcing/pause';
 import { openSqlite } from '../eventsourcing/sqlite-database';
 import { deadLetter, type DeliveryOutcome } from './dead-letter';
 import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type RetryPolicy } from './event-bus.port';
-import { dataJson, withLazyData } from '../eventsourcing/lazy-data';
 
 interface MessageRow {
   seq: number;
@@ -33,8 +32,13 @@ const DEFAULT_MAX_ATTEMPTS = 5;
 
 export const embeddedBusFile = (dataDir: string) => join(dataDir, 'bus.db');
 
-const toMessage = (row: MessageRow): BusMessage =>
-  withLazyData({ id: row.id, type: row.type, key: row.key, ...(row.metadata ? { metadata: JSON.parse(row.metadata) } : {}) }, row.data);
+const toMessage = (row: MessageRow): BusMessage => ({
+  id: row.id,
+  type: row.type,
+  key: row.key,
+  data: JSON.parse(row.data),
+  ...(row.metadata ? { metadata: JSON.parse(row.metadata) } : {}),
+});
 
 interface TopicLoop {
   group: string;
@@ -106,7 +110,7 @@ export class EmbeddedEventBus implements EventBus {
           key: message.key,
           id: message.id,
           type: message.type,
-          data: dataJson(message),
+          data: JSON.stringify(message.data ?? null),
           metadata: message.metadata ? JSON.stringify(message.metadata) : null,
           publishedAt,
         });

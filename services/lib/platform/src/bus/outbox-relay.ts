@@ -1,6 +1,5 @@
 import type { EventStore, RecordedEvent, SubscribeOptions } from '../eventsourcing/event-store.port';
 import type { BusMessage, EventBus } from './event-bus.port';
-import { withDataOf } from '../eventsourcing/lazy-data';
 
 /** Where the relay remembers how far it got; a ReadModelStore is one. */
 export interface CheckpointStore {
@@ -18,20 +17,14 @@ export interface OutboxRelayOptions {
   name?: string;
 }
 
-/**
- * The bus message for an integration event: keyed by its stream (`<aggregate>-<id>`), so
- * per-aggregate order holds. A large event's data goes on as the text it was stored as.
- */
-export const toBusMessage = (event: RecordedEvent): BusMessage =>
-  withDataOf(
-    {
-      id: event.id,
-      type: event.type,
-      key: event.stream,
-      metadata: { ...event.metadata, stream: event.stream, version: event.version, recordedAt: event.recordedAt },
-    },
-    event,
-  );
+/** The bus message for an integration event: keyed by its stream (`<aggregate>-<id>`), so per-aggregate order holds. */
+export const toBusMessage = (event: RecordedEvent): BusMessage => ({
+  id: event.id,
+  type: event.type,
+  key: event.stream,
+  data: event.data,
+  metadata: { ...event.metadata, stream: event.stream, version: event.version, recordedAt: event.recordedAt },
+});
 
 /**
  * Moves integration events from the event store onto the bus. It reads the store from a

@@ -10,7 +10,6 @@ import type {
 import { checkExpectedVersion } from './expected-version';
 import { defaultPollingSettings, Subscriptions, type PollingSettings } from './polling-subscription';
 import { openSqlite } from './sqlite-database';
-import { withLazyData } from './lazy-data';
 
 interface EventRow {
   position: number;
@@ -24,20 +23,17 @@ interface EventRow {
   recorded_at: string;
 }
 
-const toRecorded = (row: EventRow): RecordedEvent =>
-  withLazyData(
-    {
-      id: row.id,
-      type: row.type,
-      ...(row.integration ? { integration: true } : {}),
-      ...(row.metadata ? { metadata: JSON.parse(row.metadata) } : {}),
-      stream: row.stream,
-      version: row.version,
-      position: row.position,
-      recordedAt: row.recorded_at,
-    },
-    row.data,
-  );
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  id: row.id,
+  type: row.type,
+  data: JSON.parse(row.data),
+  ...(row.integration ? { integration: true } : {}),
+  ...(row.metadata ? { metadata: JSON.parse(row.metadata) } : {}),
+  stream: row.stream,
+  version: row.version,
+  position: row.position,
+  recordedAt: row.recorded_at,
+});
 
 export const sqliteEventStoreFile = (dataDir: string, module: string) => join(dataDir, module, 'events.db');
 

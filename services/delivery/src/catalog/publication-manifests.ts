@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
+
+export interface BlobReader {
+  get(key: string): Promise<Readable>;
+}
+
+export async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** manifests kept after their first read: a repository's rebuild reads every distribution's again */
+const CACHED_MANIFESTS = 1024;
+
+/**
+ * The file lists of published generations (IndexPublished names them by key and digest),
+ * read from the blob store, checked against their SHA-256 and size before anything of
+ * them is served, and kept by digest: a manifest never changes under its key.
+ */
+export class PublicationManifests {
+  private readonly cache = new Map<string, Promise<IndexFile[]>>();
+
+  constructor(private readonly blobs: BlobReader) {}
+
+  files(ref: PublicationManifestRef): Promise<IndexFile[]> {
+    const cached = this.cache.get(ref.sha256);
+    if (cached) {
+      // most recently used last: the first entry is the one to drop
+      this.cache.delete(ref.sha256);
+      this.cache.set(ref.sha256, cached);
+      return cached;
+    }
+    const read = this.read(ref);
+    read.catch(() => this.cache.delete(ref.sha256));
+    this.cache.set(ref.sha256, read);
+    if (this.cache.size > CACHED_MANIFESTS) this.cache.delete(this.cache.keys().next().value!);
+    return read;
+  }
+
+  private async read(ref: PublicationManifestRef): Promise<IndexFile[]> {
+    const bytes = await readAll(await this.blobs.get(ref.blobKey));
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    if (sha256 !== ref.sha256 || bytes.length !== ref.size) {
+      throw new Error(`publication manifest ${ref.blobKey} is not the one published (sha256 ${sha256}, ${bytes.length} bytes; expected ${ref.sha256}, ${ref.size} bytes)`);
+    }
+    return PublicationManifest.decode(bytes).files;
+  }
+}
