@@ -23,25 +23,16 @@ import { createReadStream, existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import pino from 'pino';
 import { parseDeb, parseRpm } from '@packyard/formats';
-import { createEventBus, loadConfig, openModuleStores, recordInbox, serviceCaller, startEventSourcing, type PackyardClient } from '@packyard/platform';
-import { FsBlobStore } from '@packyard/platform/blobs/index';
-import { createSecretBox } from '@packyard/platform/crypto/index';
+import { recordInbox } from '@packyard/platform';
 import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { craftDeb, validControlText } from '@packyard/testing/packages/deb-crafting';
 import { buildCorpus } from '@packyard/testing/packages/corpus.builder';
 import { buildRpm } from '@packyard/testing/packages/rpm.builder';
 import { runChecked } from '@packyard/testing/clients/run-command';
 import { debIdentity, rpmIdentity } from '@packyard/artifact/uploads/upload-rules';
-import { publishablePackagesProjection, PUBLISHABLE_PACKAGES } from '@packyard/repository/packages/publishable-packages.projection';
 import { toPublishablePackage } from '@packyard/repository/packages/publishable-package';
-import { REPOSITORIES, repositoriesProjection, type RepositoryDocument } from '@packyard/repository/projections/repositories.projection';
-import { publicationsProjection } from '@packyard/repository/publishing/publications.projection';
-import { Publisher } from '@packyard/repository/publishing/publisher';
-import { signingHandlers } from '@packyard/signing/grpc/signing.handlers';
-import { KeyRing } from '@packyard/signing/keys/key-ring';
+import { seedRepository, startPublishingRig } from '@packyard/repository/publishing/testing/publishing-rig';
 
 const cacheDir = process.env.BENCH_CACHE ?? join(tmpdir(), 'packyard-bench-corpus');
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -97,32 +88,16 @@ async function uploadedEvent(file: string, kind: 'DEB' | 'RPM', repositoryId: st
 
 async function packyardCase(kind: 'DEB' | 'RPM', count: number, files: string[], extras: string[]) {
   const dataDir = await mkdtemp(join(tmpdir(), 'packyard-publish-bench-'));
-  const config = loadConfig({ DATA_DIR: dataDir });
-  const logger = pino({ level: 'warn' });
-  const bus = await createEventBus({ kind: 'embedded', dataDir });
   const repositoryId = randomUUID();
   const distribution = kind === 'DEB' ? 'ubuntu/noble' : 'el/9';
-  const stores = await openModuleStores(config, 'repository');
-  // the bulk import: the repository and its packages as the projections would hold them
-  await stores.readModels.collection<RepositoryDocument>(REPOSITORIES).upsert({
-    id: repositoryId, workspaceId: 'bench-workspace', workspaceSlug: 'bench', ownerId: 'bench-owner', name: `bench-${kind.toLowerCase()}`, kind,
-    codename: kind === 'DEB' ? 'stable' : '', component: kind === 'DEB' ? 'main' : '', packageCount: 0, sizeBytes: 0, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(),
-  });
-  const packages = stores.readModels.collection(PUBLISHABLE_PACKAGES);
-  for (const file of files) await packages.upsert(toPublishablePackage(await uploadedEvent(file, kind, repositoryId, distribution)));
-  const signingStores = await openModuleStores(config, 'signing');
-  const keys = new KeyRing(signingStores.events, createSecretBox(randomBytes(32)), { lifetimeSeconds: 730 * 24 * 3600 });
-  // no repository module here: only Sign and GetPublicKey are called, which never ask it
-  const handlers = signingHandlers(keys, {} as never, { defaultOverlapSeconds: 0, onRollFailure: () => undefined });
-  const context = { caller: serviceCaller('repository') } as never;
-  const signing = { sign: (request: never) => handlers.sign(request, context), getPublicKey: (request: never) => handlers.getPublicKey(request, context) } as unknown as PackyardClient<typeof SigningServiceDefinition>;
-  const es = await startEventSourcing({ module: 'repository', stores, bus, logger, projections: [repositoriesProjection, publishablePackagesProjection, publicationsProjection], fail: (error) => logger.fatal({ err: error }, 'event processing failed') });
-  const publisher = new Publisher({ es, blobs: new FsBlobStore(join(dataDir, 'blobs')), signing, logger });
+  const { es, publisher, stop } = await startPublishingRig(dataDir);
+  const seeded = [];
+  for (const file of files) seeded.push(toPublishablePackage(await uploadedEvent(file, kind, repositoryId, distribution)));
+  await seedRepository(es, { id: repositoryId, kind, name: `bench-${kind.toLowerCase()}` }, seeded);
   try {
     const started = performance.now();
     await publisher.start();
-    const first = (await packages.find({ repositoryId }, { limit: 1 }))[0] as { id: string };
-    if (!(await publisher.waitForPublication(repositoryId, first.id, 120_000))) throw new Error('first publication did not complete');
+    if (!(await publisher.waitForPublication(repositoryId, seeded[0].id, 120_000))) throw new Error('first publication did not complete');
     console.log(`${kind} ${count}: first publication of every distribution (key generation included) ${fmt(performance.now() - started)}`);
     const samples: number[] = [];
     for (const [run, file] of extras.entries()) {
@@ -135,11 +110,7 @@ async function packyardCase(kind: 'DEB' | 'RPM', count: number, files: string[],
     }
     report(`${kind} ${count}`, 'packyard PackageUploaded → signed index current', samples);
   } finally {
-    await publisher.stop();
-    await es.stop();
-    await signingStores.events.close();
-    await signingStores.readModels.close();
-    await bus.close();
+    await stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pino from 'pino';
+import { createEventBus, loadConfig, openModuleStores, serviceCaller, startEventSourcing, type EventSourcing, type PackyardClient } from '@packyard/platform';
+import { FsBlobStore } from '@packyard/platform/blobs/index';
+import { createSecretBox } from '@packyard/platform/crypto/index';
+import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
+import { signingHandlers } from '@packyard/signing/grpc/signing.handlers';
+import { KeyRing } from '@packyard/signing/keys/key-ring';
+import { PUBLISHABLE_PACKAGES, publishablePackagesProjection } from '../../packages/publishable-packages.projection';
+import type { PublishablePackage } from '../../packages/publishable-package';
+import { REPOSITORIES, repositoriesProjection, type RepositoryDocument } from '../../projections/repositories.projection';
+import { publicationsProjection } from '../publications.projection';
+import { Publisher, type PublisherOptions } from '../publisher';
+
+export interface PublishingRig {
+  es: EventSourcing;
+  publisher: Publisher;
+  blobs: FsBlobStore;
+  /** how many times the signing module was asked to sign */
+  signatures(): number;
+  stop(): Promise<void>;
+}
+
+/** master key of the rig's signing keys: the same for every start on one data directory */
+const MASTER_KEY = randomBytes(32);
+
+/**
+ * The repository module's publishing on its real stores (SQLite event store and read
+ * models, embedded bus, filesystem blobs) in `dataDir`, with the signing module's handlers
+ * and key ring (RSA-4096, kept in `dataDir` too) called in-process instead of over
+ * loopback gRPC. Start it again on the same directory to see what a restart does.
+ */
+export async function startPublishingRig(dataDir: string, options: Partial<PublisherOptions> = {}): Promise<PublishingRig> {
+  const config = loadConfig({ DATA_DIR: dataDir });
+  const logger = pino({ level: 'warn' });
+  const bus = await createEventBus({ kind: 'embedded', dataDir });
+  const stores = await openModuleStores(config, 'repository');
+  const signingStores = await openModuleStores(config, 'signing');
+  const keys = new KeyRing(signingStores.events, createSecretBox(MASTER_KEY), { lifetimeSeconds: 730 * 24 * 3600 });
+  // no repository module here: only Sign and GetPublicKey are called, which never ask it
+  const handlers = signingHandlers(keys, {} as never, { defaultOverlapSeconds: 0, onRollFailure: () => undefined });
+  const context = { caller: serviceCaller('repository') } as never;
+  let signed = 0;
+  const signing = {
+    sign: (request: never) => {
+      signed += 1;
+      return handlers.sign(request, context);
+    },
+    getPublicKey: (request: never) => handlers.getPublicKey(request, context),
+  } as unknown as PackyardClient<typeof SigningServiceDefinition>;
+  const es = await startEventSourcing({
+    module: 'repository',
+    stores,
+    bus,
+    logger,
+    projections: [repositoriesProjection, publishablePackagesProjection, publicationsProjection],
+    fail: (error) => logger.fatal({ err: error }, 'event processing failed'),
+  });
+  const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+  const publisher = new Publisher({ es, blobs, signing, logger, ...options });
+  return {
+    es,
+    publisher,
+    blobs,
+    signatures: () => signed,
+    async stop() {
+      await publisher.stop();
+      await es.stop();
+      await signingStores.events.close();
+      await signingStores.readModels.close();
+      await bus.close();
+    },
+  };
+}
+
+/**
+ * A bulk import: the repository and its packages written straight into the read models
+ * the publisher reads, as the projections would hold them (seeding thousands of packages
+ * through uploads takes minutes on two cores).
+ */
+export async function seedRepository(es: EventSourcing, repository: Pick<RepositoryDocument, 'id' | 'kind' | 'name'>, packages: PublishablePackage[]): Promise<void> {
+  const now = new Date().toISOString();
+  await es.readModels.collection<RepositoryDocument>(REPOSITORIES).upsert({
+    workspaceId: 'rig-workspace', workspaceSlug: 'rig', ownerId: 'rig-owner', codename: repository.kind === 'DEB' ? 'stable' : '', component: repository.kind === 'DEB' ? 'main' : '',
+    packageCount: packages.length, sizeBytes: 0, createdAt: now, updatedAt: now, ...repository,
+  });
+  const collection = es.readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES);
+  for (const pkg of packages) await collection.upsert(pkg);
+}
+
+/** a `.deb` as artifact would have recorded it, without the file: enough to index it */
+export function syntheticDeb(repositoryId: string, index: number, distribution = 'ubuntu/noble'): PublishablePackage {
+  const name = `rig-package-${index}`;
+  const sha256 = randomBytes(32).toString('hex');
+  const file = { size: 1000 + index, md5: randomBytes(16).toString('hex'), sha1: randomBytes(20).toString('hex'), sha256, sha512: randomBytes(64).toString('hex') };
+  const control = [
+    { name: 'Package', value: name },
+    { name: 'Version', value: '1.0-1' },
+    { name: 'Architecture', value: 'amd64' },
+    { name: 'Maintainer', value: 'Rig <rig@packyard.invalid>' },
+    { name: 'Description', value: `package ${index} of the publishing rig` },
+  ];
+  return {
+    id: `${repositoryId}-p${index}`, repositoryId, kind: 'DEB', distribution, name, version: '1.0-1', architecture: 'amd64', filename: `${name}_1.0-1_amd64.deb`,
+    sizeBytes: file.size, sha256, blobKey: `packages/${repositoryId}/sha256/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`, uploadedAt: new Date().toISOString(),
+    indexEntryJson: JSON.stringify({ control, file }),
+  };
+}
