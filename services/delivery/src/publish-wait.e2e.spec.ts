@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDeb, buildRpmBatch, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
+import { buildDeb, buildRpmBatch, freePort, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
 import { registerUser } from '@packyard/testing/api-session';
 
 // Issue #17 item 5: the 201 of `?wait=published` is a promise that the very next fetch
@@ -147,15 +147,6 @@ describe('?wait=published answers once the edge serves the package', () => {
     expect(misses).toEqual([]);
   }, 120_000);
 });
-
-/** a port nothing listens on once this resolves (the program's own gRPC port must be known before it starts) */
-const freePort = async () => {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-};
 
 describe('?wait=published that cannot be met answers 202', () => {
   let packyard: RunningPackyard;

@@ -12,6 +12,8 @@ export interface PublicationState {
   pending?: { generation: number; signed: boolean };
   /** published generations, newest first: the current one and the retained ones */
   published: number[];
+  /** what the current generation was built from (IndexPublished.inputsDigest) */
+  currentInputs?: string;
 }
 
 export type PublicationCommand =
@@ -71,7 +73,11 @@ export const publicationDecider: Decider<PublicationState, PublicationCommand, P
       case 'IndexSigned':
         return { ...state, pending: { generation: event.data.generation, signed: true } };
       case 'IndexPublished':
-        return { lastGeneration: state.lastGeneration, published: [event.data.generation, ...state.published].slice(0, RETAINED_GENERATIONS + 1) };
+        return {
+          lastGeneration: state.lastGeneration,
+          published: [event.data.generation, ...state.published].slice(0, RETAINED_GENERATIONS + 1),
+          currentInputs: event.data.inputsDigest,
+        };
       default:
         return assertNever(event);
     }

@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deciderSpec } from '@packyard/testing/given-when-then';
 import { publicationDecider } from './publication.decider';
 import type { PublicationEvent } from './publication.events';
@@ -34,6 +34,11 @@ describe('publication decider', () => {
       .given([built(1), signed(1), published(1, []), built(2), signed(2), published(2, [1]), built(3), signed(3), published(3, [2, 1]), built(4), signed(4), published(4, [3, 2, 1]), built(5), signed(5)])
       .when({ type: 'Publish', generation: 5, publication })
       .then([published(5, [4, 3, 2])]));
+
+  it('remembers what the current generation was built from', () => {
+    const state = [built(1), signed(1), published(1, [])].reduce(publicationDecider.evolve, publicationDecider.initialState());
+    expect(state).toEqual({ lastGeneration: 1, published: [1], currentInputs: 'd1' });
+  });
 
   it('lets a newer build supersede one that failed before signing', () =>
     spec.given([built(1)]).when({ type: 'RecordBuilt', repositoryId: 'r1', distribution: 'ubuntu/noble', files: [file], now: 't' }).then([built(2)]));

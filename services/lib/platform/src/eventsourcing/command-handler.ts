@@ -8,13 +8,22 @@ export interface DomainEvent<T extends string = string, D = unknown> {
   data: D;
 }
 
-export interface HandleCommandOptions<Event> {
+/** an aggregate as last read or written, by stream */
+export type AggregateCache<State> = Map<string, { state: State; version: number }>;
+
+export interface HandleCommandOptions<Event, State = unknown> {
   /** how often to re-read, re-decide and re-append after a `ConcurrencyError` (default 3) */
   retries?: number;
   /** marks the events the outbox relay moves onto the bus */
   isIntegration?: (event: Event) => boolean;
   /** stored with every event (caller, correlation id, ...) */
   metadata?: Record<string, unknown>;
+  /**
+   * decide on the state kept here instead of reading the stream again (a long stream
+   * written by one writer); another writer makes the append fail, and the command is
+   * decided again on the stream as stored
+   */
+  cache?: AggregateCache<State>;
 }
 
 export interface CommandResult<State, Event> {
@@ -50,10 +59,10 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   stream: string,
   decider: Decider<State, Command, Event>,
   command: Command,
-  { retries = 3, isIntegration = () => false, metadata }: HandleCommandOptions<Event> = {},
+  { retries = 3, isIntegration = () => false, metadata, cache }: HandleCommandOptions<Event, State> = {},
 ): Promise<CommandResult<State, Event>> {
   for (let attempt = 0; ; attempt++) {
-    const { state, version } = await loadAggregate(store, stream, decider);
+    const { state, version } = cache?.get(stream) ?? (await loadAggregate(store, stream, decider));
     const newEvents = decider.decide(command, state);
     const toAppend: NewEvent[] = newEvents.map((event) => ({
       id: randomUUID(),
@@ -64,8 +73,11 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
     }));
     try {
       const result = await store.append(stream, version === 0 ? 'NO_STREAM' : version, toAppend);
-      return { newEvents, state: newEvents.reduce((current, event) => decider.evolve(current, event), state), ...result };
+      const next = newEvents.reduce((current, event) => decider.evolve(current, event), state);
+      cache?.set(stream, { state: next, version: result.nextExpectedVersion });
+      return { newEvents, state: next, ...result };
     } catch (error) {
+      cache?.delete(stream);
       if (!(error instanceof ConcurrencyError) || attempt >= retries) throw error;
     }
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deciderSpec } from '@packyard/testing/given-when-then';
-import { handleCommand } from './command-handler';
+import { handleCommand, type AggregateCache } from './command-handler';
 import { assertNever, type Decider } from './decider';
 import { ConcurrencyError, type EventStore } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store.adapter';
@@ -87,6 +87,28 @@ describe('handleCommand', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
     expect(results.find((r) => r.status === 'rejected')?.reason).toBeInstanceOf(ShelfFullError);
     expect((await store.readStream('shelf-2')).map((e) => e.type)).toEqual(['BookShelved', 'BookShelved', 'ShelfFull']);
+  });
+
+  it('decides on the cached state without reading the stream, and on the stored one after another writer', async () => {
+    const cache: AggregateCache<Shelf> = new Map();
+    await handleCommand(store, 'shelf-4', shelf, shelve('a'), { cache });
+    expect(cache.get('shelf-4')).toEqual({ state: { books: ['a'], full: false }, version: 1 });
+    let reads = 0;
+    const counting: EventStore = Object.create(store);
+    counting.readStream = (...args) => {
+      reads += 1;
+      return store.readStream(...args);
+    };
+    // another writer filled the shelf meanwhile: the cached state is stale, the append conflicts
+    await store.append('shelf-4', 1, [{ id: crypto.randomUUID(), type: 'BookShelved', data: { title: 'other', at: '' } }, { id: crypto.randomUUID(), type: 'ShelfFull', data: { at: '' } }]);
+    await expect(handleCommand(counting, 'shelf-4', shelf, shelve('b'), { cache })).rejects.toBeInstanceOf(ShelfFullError);
+    expect(reads).toBe(1);
+    expect(cache.has('shelf-4')).toBe(false);
+    reads = 0;
+    await handleCommand(counting, 'shelf-5', shelf, shelve('c'), { cache });
+    await handleCommand(counting, 'shelf-5', shelf, shelve('d'), { cache });
+    expect(reads).toBe(1);
+    expect((await store.readStream('shelf-5')).map((e) => e.type)).toEqual(['BookShelved', 'BookShelved', 'ShelfFull']);
   });
 
   it('gives up with ConcurrencyError after the allowed retries', async () => {
