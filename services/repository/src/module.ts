@@ -9,12 +9,14 @@ import { repositoryHandlers } from './grpc/repository.handlers';
 import { publishablePackagesProjection } from './packages/publishable-packages.projection';
 import { repositoriesProjection } from './projections/repositories.projection';
 import { publicationsProjection } from './publishing/publications.projection';
+import { PackageSets } from './publishing/package-sets';
 import { Publisher } from './publishing/publisher';
 import { publishingHandlers } from './publishing/publishing.handlers';
 import { artifactEventsReaction, signingEventsReaction } from './reactions/inbox.reactions';
 import { workspaceDeletedReaction } from './reactions/workspace-deleted.reaction';
 
-const projections = [repositoriesProjection, publishablePackagesProjection, publicationsProjection];
+/** what `packyard rebuild-projections --target=repository` rebuilds */
+const projections = [repositoriesProjection, publishablePackagesProjection(), publicationsProjection];
 
 export const repositoryModule = defineModule({
   name: 'repository',
@@ -23,12 +25,13 @@ export const repositoryModule = defineModule({
   projections,
   init: async (ctx) => {
     const stores = await openModuleStores(ctx.config, 'repository');
+    const packageSets = new PackageSets(stores.readModels);
     const es = await startEventSourcing({
       module: 'repository',
       stores,
       bus: ctx.use(busModule),
       logger: ctx.logger,
-      projections,
+      projections: [repositoriesProjection, publishablePackagesProjection((change) => packageSets.apply(change)), publicationsProjection],
       reactions: [workspaceDeletedReaction(stores.events), artifactEventsReaction(stores.events), signingEventsReaction(stores.events)],
       fail: ctx.fail,
     });
@@ -47,6 +50,7 @@ export const repositoryModule = defineModule({
       blobs: ctx.use(blobStoreModule),
       signing: clients.client(SigningServiceDefinition, 'signing'),
       logger: ctx.logger,
+      packageSets,
       onPublished: (kind, seconds) => publishSeconds.observe({ kind }, seconds),
     });
     ctx.use(grpcServerModule).server.add(PublishingServiceDefinition, publishingHandlers(es, publisher));

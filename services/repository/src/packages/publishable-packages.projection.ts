@@ -1,26 +1,40 @@
-import { isInboxEvent, type Projection } from '@packyard/platform';
-import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { Projection } from '@packyard/platform';
+import { followedEvent } from '../publishing/followed-events';
 import { toPublishablePackage, type PublishablePackage } from './publishable-package';
 
 export const PUBLISHABLE_PACKAGES = 'publishable_packages';
 
+/** what one projected event did to a repository's package set */
+export type PackageSetChange =
+  | { kind: 'stored'; pkg: PublishablePackage }
+  | { kind: 'deleted'; repositoryId: string; packageId: string }
+  | { kind: 'repository-deleted'; repositoryId: string };
+
 /**
  * The package set of every repository, from artifact's events in the inbox: what the
- * publisher loads when it first builds a repository after a start (afterwards it follows
- * the log itself).
+ * publisher reads a repository's packages from. `onChange` lets the publisher's in-memory
+ * sets follow; a rebuild (`packyard rebuild-projections --target=repository`) runs without it.
  */
-export const publishablePackagesProjection: Projection = {
-  name: 'publishable-packages',
-  collections: [PUBLISHABLE_PACKAGES],
-  async handle(event, readModels) {
-    const packages = readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES);
-    if (event.type === 'RepositoryDeleted') {
-      await packages.deleteMany({ repositoryId: (event.data as RepositoryDeleted).repositoryId });
-      return;
-    }
-    if (!isInboxEvent(event.stream, 'artifact')) return;
-    if (event.type === 'PackageUploaded') await packages.upsert(toPublishablePackage(event.data as PackageUploaded));
-    else if (event.type === 'PackageDeleted') await packages.delete((event.data as PackageDeleted).packageId);
-  },
-};
+export function publishablePackagesProjection(onChange: (change: PackageSetChange) => void = () => {}): Projection {
+  return {
+    name: 'publishable-packages',
+    collections: [PUBLISHABLE_PACKAGES],
+    async handle(recorded, readModels) {
+      const event = followedEvent(recorded);
+      const packages = readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES);
+      switch (event?.type) {
+        case 'RepositoryDeleted':
+          await packages.deleteMany({ repositoryId: event.data.repositoryId });
+          return onChange({ kind: 'repository-deleted', repositoryId: event.data.repositoryId });
+        case 'PackageUploaded': {
+          const pkg = toPublishablePackage(event.data);
+          await packages.upsert(pkg);
+          return onChange({ kind: 'stored', pkg });
+        }
+        case 'PackageDeleted':
+          await packages.delete(event.data.packageId);
+          return onChange({ kind: 'deleted', repositoryId: event.data.repositoryId, packageId: event.data.packageId });
+      }
+    },
+  };
+}

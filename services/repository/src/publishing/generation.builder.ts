@@ -32,25 +32,38 @@ export interface BuiltGeneration {
   pool: { path: string; pkg: PublishablePackage }[];
 }
 
+/** one repository's cached index text and compressed blocks */
+interface RepositoryEntries {
+  apt: Map<string, AptIndexEntry & { key: string; text: string }>;
+  yum: Map<string, { key: string; path: string; fragments: YumPackageFragments }>;
+  blocks: Map<string, GzipBlockCache>;
+}
+
 /**
  * Per-package index text (a Packages stanza, or primary/filelists/other fragments) depends
  * only on the package and its pool path, so it is computed once per package; an index of
  * 10,000 packages is a concatenation of blocks, compressed once each (GzipBlockCache).
+ * Kept per repository: a build drops the entries of packages no longer in its set.
  */
 export class IndexEntryCache {
-  private readonly aptEntries = new Map<string, AptIndexEntry & { key: string; text: string }>();
-  private readonly fragments = new Map<string, { key: string; path: string; fragments: YumPackageFragments }>();
-  private readonly blocks = new Map<string, GzipBlockCache>();
+  private readonly repositories = new Map<string, RepositoryEntries>();
+
+  private of(repositoryId: string): RepositoryEntries {
+    let entries = this.repositories.get(repositoryId);
+    if (!entries) this.repositories.set(repositoryId, (entries = { apt: new Map(), yum: new Map(), blocks: new Map() }));
+    return entries;
+  }
 
   /** the package's Packages stanza under its pool path in `component` */
   aptEntry(pkg: PublishablePackage, component: string): AptIndexEntry & { key: string; text: string } {
     const key = `${pkg.id}|${component}`;
-    let cached = this.aptEntries.get(key);
+    const entries = this.of(pkg.repositoryId).apt;
+    let cached = entries.get(key);
     if (!cached) {
       const { control, file } = JSON.parse(pkg.indexEntryJson) as { control: ControlField[]; file: DebFileDigests };
       const filename = poolPath('DEB', component, pkg);
       cached = { key, control, filename, file, text: packagesStanza({ control, filename, file }) };
-      this.aptEntries.set(key, cached);
+      entries.set(key, cached);
     }
     return cached;
   }
@@ -58,32 +71,35 @@ export class IndexEntryCache {
   /** the package's primary/filelists/other fragments, located at its pool path */
   yumFragments(pkg: PublishablePackage): { key: string; path: string; fragments: YumPackageFragments } {
     const key = `${pkg.id}|`;
-    let cached = this.fragments.get(key);
+    const entries = this.of(pkg.repositoryId).yum;
+    let cached = entries.get(key);
     if (!cached) {
       const { rpm } = JSON.parse(pkg.indexEntryJson) as { rpm: RpmPackage };
       const path = poolPath('RPM', '', pkg);
       cached = { key, path, fragments: yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) }) };
-      this.fragments.set(key, cached);
+      entries.set(key, cached);
     }
     return cached;
   }
 
   /** the compressed blocks of one distribution's index files */
   blocksOf(repositoryId: string, distribution: string): GzipBlockCache {
-    const key = `${repositoryId}|${distribution}`;
-    let cache = this.blocks.get(key);
-    if (!cache) this.blocks.set(key, (cache = new GzipBlockCache()));
+    const { blocks } = this.of(repositoryId);
+    let cache = blocks.get(distribution);
+    if (!cache) blocks.set(distribution, (cache = new GzipBlockCache()));
     return cache;
   }
 
-  forget(packageId: string): void {
-    for (const map of [this.aptEntries, this.fragments]) {
-      for (const key of map.keys()) if (key.startsWith(`${packageId}|`)) map.delete(key);
+  /** drops the entries of the repository's packages that are not in `packageIds` (deleted since) */
+  retain(repositoryId: string, packageIds: ReadonlySet<string>): void {
+    const entries = this.repositories.get(repositoryId);
+    for (const map of entries ? [entries.apt, entries.yum] : []) {
+      for (const key of map.keys()) if (!packageIds.has(key.slice(0, key.lastIndexOf('|')))) map.delete(key);
     }
   }
 
   forgetRepository(repositoryId: string): void {
-    for (const key of this.blocks.keys()) if (key.startsWith(`${repositoryId}|`)) this.blocks.delete(key);
+    this.repositories.delete(repositoryId);
   }
 }
 

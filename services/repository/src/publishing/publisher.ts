@@ -1,30 +1,22 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { isVisibleIn, parseDistribution, type Distribution } from '@packyard/formats';
-import { ConcurrencyError, isInboxEvent, loadAggregate, serviceCaller, type EventSourcing, type PackyardClient, type RecordedEvent, type Subscription } from '@packyard/platform';
-import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
-import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
-import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
-import type { SigningKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
+import { isVisibleIn, parseDistribution } from '@packyard/formats';
+import type { EventSourcing, PackyardClient, RunningProjection } from '@packyard/platform';
+import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
-import { PUBLISHABLE_PACKAGES } from '../packages/publishable-packages.projection';
-import { toPublishablePackage, type PublishablePackage } from '../packages/publishable-package';
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
-import { buildGeneration, IndexEntryCache, type BuiltGeneration } from './generation.builder';
-import { contentTypeOf, publicationTargets, targetKey, targetsShowing, type PublishedRepository } from './publication-layout';
-import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
-import { isPublicationIntegrationEvent, publicationStream } from './publication.events';
-
-/** the repository module calling on its own behalf */
-const REPOSITORY_CALLER = serviceCaller('repository');
+import { BuildScheduler, type BuildWork } from './build-scheduler';
+import { GenerationWorkflow } from './generation.workflow';
+import { startIndexBlobsCleanup } from './index-blobs-cleanup.reaction';
+import type { PackageSets } from './package-sets';
+import { publicationTargets, targetKey, targetsShowing, type PublishedRepository } from './publication-layout';
 
 export interface PublisherOptions {
   es: EventSourcing;
   blobs: BlobStore;
   signing: PackyardClient<typeof SigningServiceDefinition>;
   logger: Logger;
+  /** the package sets, fed by the publishable-packages projection */
+  packageSets: PackageSets;
   /** how long a burst of uploads to one repository may keep arriving before a build starts */
   debounceMs?: number;
   /** distributions of one repository built at once */
@@ -33,73 +25,55 @@ export interface PublisherOptions {
   onPublished?: (kind: string, seconds: number) => void;
 }
 
-/** what changed in a repository since its last build */
-interface Work {
-  all: boolean;
-  distributions: Set<string>;
-}
-
-const RETRY_MS = 1_000;
-const MANIFEST_CONTENT_TYPE = 'application/protobuf';
-/** index files of a repository, content-addressed: a generation's files never change under a reader */
-const indexBlobPrefix = (repositoryId: string) => `indices/${repositoryId}`;
-
 /**
- * Follows the module's log and republishes the affected distributions of a repository
- * when its packages change, coalescing bursts: a short per-repository debounce, at most
- * one build in flight per repository, then one more if anything changed meanwhile. Every
- * distribution goes through IndexBuilt → IndexSigned → IndexPublished (see the decider).
- * The package sets are held in memory (loaded once at start, then kept from the log) with
- * each package's index text cached, so a build costs a concatenation, compression and
- * hashing, not a re-read of every package.
+ * Publishing in the repository module, from parts: the build scheduler (which
+ * repositories changed, when to build, checkpointed), the package sets (from the
+ * projection), the generation workflow (build → sign → publish through the command
+ * handler, skipped when the inputs did not change) and the index-blob cleanup after a
+ * repository's deletion (a reaction). This class runs a repository's build over its
+ * distributions and answers `?wait=published`.
  */
 export class Publisher {
-  private readonly packages = new Map<string, Map<string, PublishablePackage>>();
-  /** the repositories, from RepositoryCreated itself: a build never waits for the module's projections */
-  private readonly repositories = new Map<string, PublishedRepository>();
-  private readonly dirty = new Map<string, Work>();
-  private readonly building = new Map<string, Promise<void>>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  /** the package ids every distribution of a repository had when its last build completed */
+  private readonly scheduler: BuildScheduler;
+  private readonly workflow: GenerationWorkflow;
+  /** the package ids of a repository when its last build (since this module started) completed */
   private readonly published = new Map<string, Set<string>>();
   private readonly waiters = new Map<string, Set<{ packageId: string; resolve: (published: boolean) => void }>>();
   /** repository → distribution → the generation this publisher last made current */
   private readonly currentGenerations = new Map<string, Map<string, number>>();
-  private readonly publicKeys = new Map<string, Promise<string>>();
-  private readonly cache = new IndexEntryCache();
-  /** publication aggregates as last written here: a stream grows by three events per build, so it is read once, not per phase */
-  private readonly publications = new Map<string, { state: PublicationState; version: number }>();
-  private subscription?: Subscription;
-  private seenPosition = 0;
-  private stopped = false;
+  private cleanup?: RunningProjection;
 
-  constructor(private readonly options: PublisherOptions) {}
+  constructor(private readonly options: PublisherOptions) {
+    this.workflow = new GenerationWorkflow(options);
+    this.scheduler = new BuildScheduler({
+      es: options.es,
+      logger: options.logger,
+      debounceMs: options.debounceMs,
+      build: (repositoryId, work) => this.build(repositoryId, work),
+      forget: (repositoryId) => this.forget(repositoryId),
+    });
+  }
 
   async start(): Promise<void> {
-    const { es } = this.options;
-    const from = await es.events.lastPosition();
-    await es.caughtUp(from, 120_000);
-    this.seenPosition = from;
-    for (const pkg of await es.readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES).find({})) this.packagesOf(pkg.repositoryId).set(pkg.id, pkg);
-    // whatever happened while the module was down is published once now
-    for (const doc of await es.readModels.collection<RepositoryDocument>(REPOSITORIES).find({})) {
-      this.repositories.set(doc.id, toPublishedRepository(doc));
-      this.mark(doc.id, undefined);
-    }
-    this.subscription = es.events.subscribe(from, async (event) => this.follow(event));
+    await this.scheduler.start();
+    this.cleanup = await startIndexBlobsCleanup(this.options.es, this.options.blobs, this.scheduler);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    await this.subscription?.stop();
-    await Promise.allSettled(this.building.values());
+    await this.scheduler.stop();
+    await this.cleanup?.stop();
+  }
+
+  /** resolves once every change recorded so far is published (or found already published) */
+  async settled(): Promise<void> {
+    await this.scheduler.seenUpTo(await this.options.es.events.lastPosition());
+    await this.scheduler.idle();
   }
 
   /** resolves true once a completed build of the repository included the package, false after `timeoutMs` */
-  waitForPublication(repositoryId: string, packageId: string, timeoutMs: number): Promise<boolean> {
-    if (this.published.get(repositoryId)?.has(packageId)) return Promise.resolve(true);
-    return new Promise((resolve) => {
+  async waitForPublication(repositoryId: string, packageId: string, timeoutMs: number): Promise<boolean> {
+    if (this.published.get(repositoryId)?.has(packageId)) return true;
+    const waiting = new Promise<boolean>((resolve) => {
       const waiters = this.waiters.get(repositoryId) ?? new Set();
       this.waiters.set(repositoryId, waiters);
       const waiter = {
@@ -113,6 +87,9 @@ export class Publisher {
       const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
       waiters.add(waiter);
     });
+    // published before this module started: the scheduler has nothing pending for it and the set holds it
+    if (!this.published.has(repositoryId)) void this.publishedBeforeStart(repositoryId, packageId).then((found) => found && this.resolveWaiters(repositoryId, new Set([packageId])));
+    return waiting;
   }
 
   /** the current generation of every distribution of the repository published since this module started */
@@ -120,228 +97,53 @@ export class Publisher {
     return [...(this.currentGenerations.get(repositoryId) ?? [])].map(([distribution, generation]) => ({ distribution, generation }));
   }
 
-  private packagesOf(repositoryId: string): Map<string, PublishablePackage> {
-    let packages = this.packages.get(repositoryId);
-    if (!packages) {
-      packages = new Map();
-      this.packages.set(repositoryId, packages);
-    }
-    return packages;
+  private async publishedBeforeStart(repositoryId: string, packageId: string): Promise<boolean> {
+    const position = await this.options.es.events.lastPosition();
+    await this.scheduler.seenUpTo(position);
+    await this.options.es.caughtUp(position, 30_000);
+    return !this.scheduler.pending(repositoryId) && (await this.options.packageSets.has(repositoryId, packageId));
   }
 
-  private async follow(event: RecordedEvent): Promise<void> {
-    this.seenPosition = event.position;
-    if (isInboxEvent(event.stream, 'artifact')) {
-      if (event.type === 'PackageUploaded') {
-        const pkg = toPublishablePackage(event.data as PackageUploaded);
-        this.packagesOf(pkg.repositoryId).set(pkg.id, pkg);
-        this.mark(pkg.repositoryId, pkg.distribution);
-      } else if (event.type === 'PackageDeleted') {
-        const { repositoryId, packageId, distribution } = event.data as PackageDeleted;
-        this.packagesOf(repositoryId).delete(packageId);
-        this.cache.forget(packageId);
-        this.mark(repositoryId, distribution);
-      }
-    } else if (isInboxEvent(event.stream, 'signing') && event.type === 'SigningKeysChanged') {
-      // a key roll began or its overlap ended: every index is signed again by the keys that sign now
-      const { repositoryId } = event.data as SigningKeysChanged;
-      this.publicKeys.delete(repositoryId);
-      if (this.repositories.has(repositoryId)) this.mark(repositoryId, undefined);
-    } else if (event.type === 'RepositoryCreated') {
-      const data = event.data as RepositoryCreated;
-      this.repositories.set(data.repositoryId, toPublishedRepository({ ...data, id: data.repositoryId }));
-      this.mark(data.repositoryId, undefined);
-    } else if (event.type === 'RepositoryDeleted') {
-      const { repositoryId } = event.data as RepositoryDeleted;
-      for (const id of this.packages.get(repositoryId)?.keys() ?? []) this.cache.forget(id);
-      this.cache.forgetRepository(repositoryId);
-      this.packages.delete(repositoryId);
-      this.repositories.delete(repositoryId);
-      this.dirty.delete(repositoryId);
-      this.published.delete(repositoryId);
-      this.currentGenerations.delete(repositoryId);
-      for (const stream of this.publications.keys()) if (stream.startsWith(publicationStream(repositoryId, ''))) this.publications.delete(stream);
-      clearTimeout(this.timers.get(repositoryId));
-      this.timers.delete(repositoryId);
-      await this.building.get(repositoryId);
-      // its index generations go with it (its package files are freed by artifact)
-      for await (const key of this.options.blobs.list(`${indexBlobPrefix(repositoryId)}/`)) await this.options.blobs.delete(key);
-    }
+  private forget(repositoryId: string): void {
+    this.workflow.forget(repositoryId);
+    this.published.delete(repositoryId);
+    this.currentGenerations.delete(repositoryId);
   }
 
-  /** `distribution` undefined: every distribution of the repository */
-  private mark(repositoryId: string, distribution: string | undefined): void {
-    const work = this.dirty.get(repositoryId) ?? { all: false, distributions: new Set<string>() };
-    if (distribution === undefined) work.all = true;
-    else work.distributions.add(distribution);
-    this.dirty.set(repositoryId, work);
-    this.schedule(repositoryId, this.options.debounceMs ?? 5);
-  }
-
-  private schedule(repositoryId: string, delayMs: number): void {
-    if (this.stopped || this.timers.has(repositoryId) || this.building.has(repositoryId)) return;
-    this.timers.set(
-      repositoryId,
-      setTimeout(() => {
-        this.timers.delete(repositoryId);
-        const build = this.build(repositoryId).finally(() => {
-          this.building.delete(repositoryId);
-          if (this.dirty.has(repositoryId)) this.schedule(repositoryId, this.options.debounceMs ?? 5);
-        });
-        this.building.set(repositoryId, build);
-      }, delayMs),
-    );
-  }
-
-  private async build(repositoryId: string): Promise<void> {
-    const work = this.dirty.get(repositoryId);
-    if (!work) return;
-    this.dirty.delete(repositoryId);
-    const { logger } = this.options;
-    try {
-      const repository = this.repositories.get(repositoryId);
-      if (!repository) return;
-      const targets = work.all ? publicationTargets(repository) : unique([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
-      const packages = [...this.packagesOf(repositoryId).values()];
-      const started = performance.now();
-      const date = new Date();
-      await forEachLimited(targets, this.options.concurrency ?? 4, (target) =>
-        this.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), date),
-      );
-      logger.debug({ repositoryId, distributions: targets.length, packages: packages.length, ms: Math.round(performance.now() - started) }, 'indices published');
-      this.options.onPublished?.(repository.kind, (performance.now() - started) / 1000);
-      const snapshot = new Set(packages.map((pkg) => pkg.id));
-      this.published.set(repositoryId, snapshot);
-      for (const waiter of this.waiters.get(repositoryId) ?? []) if (snapshot.has(waiter.packageId)) waiter.resolve(true);
-    } catch (error) {
-      logger.error({ err: error, repositoryId }, 'publishing failed; retrying');
-      const again = this.dirty.get(repositoryId) ?? { all: false, distributions: new Set<string>() };
-      this.dirty.set(repositoryId, { all: again.all || work.all, distributions: new Set([...again.distributions, ...work.distributions]) });
-      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-    }
-  }
-
-  private async publish(repository: PublishedRepository, target: Distribution, packages: PublishablePackage[], date: Date): Promise<void> {
-    const distribution = targetKey(target);
-    const stream = publicationStream(repository.id, distribution);
-    const built = await buildGeneration(repository, target, packages, this.cache, date);
-
-    // phase 1: every metadata file is stored before anything points at it; the signing
-    // module signs those very bytes meanwhile (its signatures are recorded only in phase 2)
-    const [metadata, signatures] = await Promise.all([
-      Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
-      this.sign(repository, built),
-    ]);
-    const generation = (await this.decide(stream, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() })).lastGeneration;
-
-    // phase 2: the signatures over exactly the stored bytes
-    const signed = await Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes)));
-    await this.decide(stream, {
-      type: 'RecordSigned', repositoryId: repository.id, distribution, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
+  private async build(repositoryId: string, work: BuildWork): Promise<void> {
+    const { es, logger, packageSets } = this.options;
+    // the projections hold every change the work was marked for
+    await es.caughtUp(work.upTo, 120_000);
+    const document = await es.readModels.collection<RepositoryDocument>(REPOSITORIES).get(repositoryId);
+    if (!document) return;
+    const repository = toPublishedRepository(document);
+    const targets = work.all ? publicationTargets(repository) : uniqueTargets([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
+    const packages = await packageSets.of(repositoryId);
+    this.workflow.entries.retain(repositoryId, new Set(packages.map((pkg) => pkg.id)));
+    if (work.force) this.workflow.forgetKey(repositoryId);
+    const started = performance.now();
+    const date = new Date();
+    let built = 0;
+    await forEachLimited(targets, this.options.concurrency ?? 4, async (target) => {
+      const generation = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), date, work.force);
+      if (generation === undefined) return;
+      built += 1;
+      const current = this.currentGenerations.get(repositoryId) ?? new Map<string, number>();
+      this.currentGenerations.set(repositoryId, current.set(targetKey(target), generation));
     });
-
-    // phase 3: one event makes the generation current
-    const byPath = new Map(metadata.map((file) => [file.path, file]));
-    const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
-    const pool = built.pool.map(({ path, pkg }) => ({ path, blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256, contentType: contentTypeOf(path), package: true }));
-    const manifest = await this.storeManifest(repository.id, [...metadata, ...signed, ...aliases, ...pool]);
-    await this.decide(stream, {
-      type: 'Publish',
-      generation,
-      publication: {
-        repositoryId: repository.id,
-        distribution,
-        publishedAt: new Date().toISOString(),
-        kind: repository.kind,
-        workspaceId: repository.workspaceId,
-        workspaceSlug: repository.workspaceSlug,
-        repositoryName: repository.name,
-        ownerId: repository.ownerId,
-        distro: target.distro,
-        version: target.version,
-        manifest,
-        packageCount: pool.length,
-        inputsDigest: '',
-      },
-    });
-    const current = this.currentGenerations.get(repository.id) ?? new Map<string, number>();
-    this.currentGenerations.set(repository.id, current.set(distribution, generation));
+    logger.debug({ repositoryId, distributions: targets.length, built, packages: packages.length, ms: Math.round(performance.now() - started) }, 'indices published');
+    if (built > 0) this.options.onPublished?.(repository.kind, (performance.now() - started) / 1000);
+    const snapshot = new Set(packages.map((pkg) => pkg.id));
+    this.published.set(repositoryId, snapshot);
+    this.resolveWaiters(repositoryId, snapshot);
   }
 
-  /**
-   * handleCommand with the aggregate kept in memory between phases: decide on the cached
-   * state and append with its version; another writer (a second replica) makes the append
-   * fail, and the command is decided again on the stream as stored.
-   */
-  private async decide(stream: string, command: PublicationCommand): Promise<PublicationState> {
-    const { events } = this.options.es;
-    for (let attempt = 0; ; attempt++) {
-      const current = this.publications.get(stream) ?? (await loadAggregate(events, stream, publicationDecider));
-      const decided = publicationDecider.decide(command, current.state);
-      try {
-        const result = await events.append(
-          stream,
-          current.version === 0 ? 'NO_STREAM' : current.version,
-          decided.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, integration: isPublicationIntegrationEvent(event), metadata: { causation: 'publisher' } })),
-        );
-        const state = decided.reduce(publicationDecider.evolve, current.state);
-        this.publications.set(stream, { state, version: result.nextExpectedVersion });
-        return state;
-      } catch (error) {
-        this.publications.delete(stream);
-        if (!(error instanceof ConcurrencyError) || attempt >= 3) throw error;
-      }
-    }
-  }
-
-  /** `sha256` when the builder computed it already */
-  private async store(repositoryId: string, path: string, bytes: Buffer, sha256 = createHash('sha256').update(bytes).digest('hex')): Promise<IndexFile> {
-    const contentType = contentTypeOf(path);
-    const known = contentAddressedKey(indexBlobPrefix(repositoryId), sha256);
-    // most files of a generation (empty components and architectures, the key) are the
-    // previous generation's bytes: a durable write (two fsyncs) saved per file
-    if (await this.options.blobs.head(known)) return { path, blobKey: known, size: bytes.length, sha256, contentType, package: false };
-    const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType });
-    return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType, package: false };
-  }
-
-  /** the generation's file list, stored content-addressed beside its index files: IndexPublished names it */
-  private async storeManifest(repositoryId: string, files: IndexFile[]): Promise<PublicationManifestRef> {
-    const bytes = Buffer.from(PublicationManifest.encode({ files }).finish());
-    const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType: MANIFEST_CONTENT_TYPE });
-    return { blobKey: info.key, sha256: info.sha256, size: info.size };
-  }
-
-  /** InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over repomd.xml and the key beside it (RPM) */
-  private async sign(repository: PublishedRepository, built: BuiltGeneration): Promise<{ path: string; bytes: Buffer; fingerprint: string }[]> {
-    const dir = built.signable.path.slice(0, built.signable.path.lastIndexOf('/'));
-    const modes = repository.kind === 'DEB' ? ['clearsign', 'detached'] : ['detached-armored'];
-    const result = await this.options.signing.sign({ repositoryId: repository.id, data: built.signable.bytes, modes }, { caller: REPOSITORY_CALLER });
-    const fingerprint = result.keyFingerprint;
-    if (repository.kind === 'DEB') {
-      return [
-        { path: `${dir}/InRelease`, bytes: Buffer.from(result.clearsigned), fingerprint },
-        { path: `${dir}/Release.gpg`, bytes: Buffer.from(result.detached), fingerprint },
-      ];
-    }
-    return [
-      { path: `${built.signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
-      { path: `${built.signable.path}.key`, bytes: Buffer.from(await this.publicKey(repository.id), 'utf8'), fingerprint },
-    ];
-  }
-
-  private publicKey(repositoryId: string): Promise<string> {
-    let key = this.publicKeys.get(repositoryId);
-    if (!key) {
-      key = this.options.signing.getPublicKey({ repositoryId }, { caller: REPOSITORY_CALLER }).then((answer) => answer.armored);
-      this.publicKeys.set(repositoryId, key);
-      key.catch(() => this.publicKeys.delete(repositoryId));
-    }
-    return key;
+  private resolveWaiters(repositoryId: string, published: ReadonlySet<string>): void {
+    for (const waiter of this.waiters.get(repositoryId) ?? []) if (published.has(waiter.packageId)) waiter.resolve(true);
   }
 }
 
-const toPublishedRepository = (doc: Omit<PublishedRepository, 'kind'> & { kind: string }): PublishedRepository => ({
+const toPublishedRepository = (doc: RepositoryDocument): PublishedRepository => ({
   id: doc.id,
   kind: doc.kind === 'RPM' ? 'RPM' : 'DEB',
   workspaceId: doc.workspaceId,
@@ -352,7 +154,7 @@ const toPublishedRepository = (doc: Omit<PublishedRepository, 'kind'> & { kind: 
   component: doc.component,
 });
 
-const unique = (targets: Distribution[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
+const uniqueTargets = <T extends { distro: string; version: string }>(targets: T[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
 
 async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

@@ -1,10 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordInbox } from '@packyard/platform';
 import { IndexPublished, PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
+import { BUILD_CHECKPOINT } from './build-scheduler';
 import { publicationStream } from './publication.events';
 import { seedRepository, startPublishingRig, syntheticDeb, type PublishingRig } from './testing/publishing-rig';
 
@@ -56,5 +58,77 @@ describe('publishing a distribution of many packages', () => {
     const events = await rig.es.events.readAll(0, 100_000);
     const largest = Math.max(...events.filter((event) => event.stream.startsWith('publication-')).map((event) => JSON.stringify(event.data).length));
     expect(largest).toBeLessThan(8 * 1024);
+  });
+});
+
+describe('a restart of publishing', () => {
+  let dataDir: string;
+  let rig: PublishingRig | undefined;
+  const repositories = ['r-first', 'r-second'];
+  const packages = repositories.map((repositoryId) => Array.from({ length: 20 }, (_, index) => syntheticDeb(repositoryId, index)));
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'packyard-publishing-restart-'));
+    rig = await startPublishingRig(dataDir);
+    for (const [index, repositoryId] of repositories.entries()) await seedRepository(rig.es, { id: repositoryId, kind: 'DEB', name: `restart-${index}` }, packages[index]);
+    await rig.publisher.start();
+    await rig.publisher.settled();
+    await rig.stop();
+    rig = undefined;
+  }, 180_000);
+
+  afterAll(async () => {
+    await rig?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** the publication events recorded so far, by type */
+  const publicationEvents = async (events: PublishingRig['es']['events']) =>
+    (await events.readAll(0, 1_000_000)).filter((event) => event.stream.startsWith('publication-')).map((event) => ({ type: event.type, stream: event.stream }));
+
+  /** starts publishing again on the same data, lets it do what a start does, and tells what it built and signed */
+  const restart = async (beforeStart: (rig: PublishingRig) => Promise<unknown> = async () => undefined) => {
+    rig = await startPublishingRig(dataDir);
+    const before = await publicationEvents(rig.es.events);
+    await beforeStart(rig);
+    await rig.publisher.start();
+    await rig.publisher.settled();
+    const added = (await publicationEvents(rig.es.events)).slice(before.length);
+    const outcome = { built: added.filter((event) => event.type === 'IndexBuilt').map((event) => event.stream), signatures: rig.signatures(), rig };
+    return outcome;
+  };
+
+  it('builds and signs nothing when nothing changed, and still answers a wait for a package published before', async () => {
+    const { built, signatures, rig: running } = await restart();
+    expect({ built, signatures }).toEqual({ built: [], signatures: 0 });
+    expect(await running.publisher.waitForPublication('r-first', packages[0][3].id, 10_000)).toBe(true);
+    await running.stop();
+    rig = undefined;
+  });
+
+  it('builds and signs nothing when the checkpoint was lost (a kill -9 before it was saved): the current generations have the same inputs', async () => {
+    const { built, signatures } = await restart((running) => running.es.readModels.setCheckpoint(BUILD_CHECKPOINT, 0));
+    expect({ built, signatures }).toEqual({ built: [], signatures: 0 });
+    await rig!.stop();
+    rig = undefined;
+  });
+
+  it('builds only the distributions of the repository whose packages changed while it was down', async () => {
+    const added = syntheticDeb('r-second', 99, 'debian/bookworm');
+    const { built, signatures, rig: running } = await restart(async ({ es }) => {
+      await recordInbox(es.events, 'artifact', {
+        id: randomUUID(),
+        type: 'PackageUploaded',
+        key: `package-${added.id}`,
+        data: {
+          packageId: added.id, repositoryId: added.repositoryId, workspaceId: 'rig-workspace', ownerId: 'rig-owner', kind: 'DEB', distribution: added.distribution, name: added.name,
+          version: added.version, architecture: added.architecture, filename: added.filename, sizeBytes: added.sizeBytes, sha256: added.sha256, blobKey: added.blobKey,
+          uploadedAt: added.uploadedAt, indexEntryJson: added.indexEntryJson,
+        },
+      });
+    });
+    expect(built).toEqual([publicationStream('r-second', 'debian/bookworm')]);
+    expect(signatures).toBe(1);
+    expect(await running.publisher.waitForPublication('r-second', added.id, 10_000)).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pino from 'pino';
 import { createEventBus, loadConfig, openModuleStores, serviceCaller, startEventSourcing, type EventSourcing, type PackyardClient } from '@packyard/platform';
@@ -9,8 +9,11 @@ import { signingHandlers } from '@packyard/signing/grpc/signing.handlers';
 import { KeyRing } from '@packyard/signing/keys/key-ring';
 import { PUBLISHABLE_PACKAGES, publishablePackagesProjection } from '../../packages/publishable-packages.projection';
 import type { PublishablePackage } from '../../packages/publishable-package';
-import { REPOSITORIES, repositoriesProjection, type RepositoryDocument } from '../../projections/repositories.projection';
+import type { RepositoryCreated } from '@packyard/proto/packyard/repository/v1/events';
+import { repositoriesProjection } from '../../projections/repositories.projection';
+import { repositoriesStream } from '../../repositories/repository.events';
 import { publicationsProjection } from '../publications.projection';
+import { PackageSets } from '../package-sets';
 import { Publisher, type PublisherOptions } from '../publisher';
 
 export interface PublishingRig {
@@ -21,6 +24,8 @@ export interface PublishingRig {
   signatures(): number;
   stop(): Promise<void>;
 }
+
+const RIG_WORKSPACE = 'rig-workspace';
 
 /** master key of the rig's signing keys: the same for every start on one data directory */
 const MASTER_KEY = randomBytes(32);
@@ -49,16 +54,17 @@ export async function startPublishingRig(dataDir: string, options: Partial<Publi
     },
     getPublicKey: (request: never) => handlers.getPublicKey(request, context),
   } as unknown as PackyardClient<typeof SigningServiceDefinition>;
+  const packageSets = new PackageSets(stores.readModels);
   const es = await startEventSourcing({
     module: 'repository',
     stores,
     bus,
     logger,
-    projections: [repositoriesProjection, publishablePackagesProjection, publicationsProjection],
+    projections: [repositoriesProjection, publishablePackagesProjection((change) => packageSets.apply(change)), publicationsProjection],
     fail: (error) => logger.fatal({ err: error }, 'event processing failed'),
   });
   const blobs = new FsBlobStore(join(dataDir, 'blobs'));
-  const publisher = new Publisher({ es, blobs, signing, logger, ...options });
+  const publisher = new Publisher({ es, blobs, signing, logger, packageSets, ...options });
   return {
     es,
     publisher,
@@ -75,18 +81,19 @@ export async function startPublishingRig(dataDir: string, options: Partial<Publi
 }
 
 /**
- * A bulk import: the repository and its packages written straight into the read models
- * the publisher reads, as the projections would hold them (seeding thousands of packages
- * through uploads takes minutes on two cores).
+ * A bulk import: the packages written straight into the read model the publisher reads
+ * them from, as the projection would hold them (seeding thousands of packages through
+ * uploads takes minutes on two cores), then the repository's creation recorded, which
+ * the publisher builds.
  */
-export async function seedRepository(es: EventSourcing, repository: Pick<RepositoryDocument, 'id' | 'kind' | 'name'>, packages: PublishablePackage[]): Promise<void> {
-  const now = new Date().toISOString();
-  await es.readModels.collection<RepositoryDocument>(REPOSITORIES).upsert({
-    workspaceId: 'rig-workspace', workspaceSlug: 'rig', ownerId: 'rig-owner', codename: repository.kind === 'DEB' ? 'stable' : '', component: repository.kind === 'DEB' ? 'main' : '',
-    packageCount: packages.length, sizeBytes: 0, createdAt: now, updatedAt: now, ...repository,
-  });
+export async function seedRepository(es: EventSourcing, repository: { id: string; kind: 'DEB' | 'RPM'; name: string }, packages: PublishablePackage[]): Promise<void> {
   const collection = es.readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES);
   for (const pkg of packages) await collection.upsert(pkg);
+  const created: RepositoryCreated = {
+    repositoryId: repository.id, workspaceId: RIG_WORKSPACE, ownerId: 'rig-owner', name: repository.name, kind: repository.kind, codename: repository.kind === 'DEB' ? 'stable' : '',
+    component: repository.kind === 'DEB' ? 'main' : '', createdAt: new Date().toISOString(), workspaceSlug: 'rig',
+  };
+  await es.events.append(repositoriesStream(RIG_WORKSPACE), 'ANY', [{ id: randomUUID(), type: 'RepositoryCreated', data: created, integration: true }]);
 }
 
 /** a `.deb` as artifact would have recorded it, without the file: enough to index it */

@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { handleCommand, loadAggregate, serviceCaller, type AggregateCache, type EventSourcing, type PackyardClient } from '@packyard/platform';
+import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
+import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
+import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
+import type { Distribution } from '@packyard/formats';
+import type { PublishablePackage } from '../packages/publishable-package';
+import { buildGeneration, IndexEntryCache, type BuiltGeneration } from './generation.builder';
+import { contentTypeOf, targetKey, type PublishedRepository } from './publication-layout';
+import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
+import { isPublicationIntegrationEvent, publicationStream } from './publication.events';
+
+/** the repository module calling on its own behalf */
+const REPOSITORY_CALLER = serviceCaller('repository');
+const MANIFEST_CONTENT_TYPE = 'application/protobuf';
+
+/** index files of a repository, content-addressed: a generation's files never change under a reader */
+export const indexBlobPrefix = (repositoryId: string) => `indices/${repositoryId}`;
+
+export interface GenerationWorkflowOptions {
+  es: EventSourcing;
+  blobs: BlobStore;
+  signing: PackyardClient<typeof SigningServiceDefinition>;
+}
+
+/**
+ * One distribution's next generation, in Pulp's phases through the module's command
+ * handler and the publication decider: the metadata is stored (IndexBuilt), signed by the
+ * signing module (IndexSigned), and made current with its manifest (IndexPublished). A
+ * generation built from the same inputs as the current one (packages, repository layout)
+ * is not made again unless forced, so nothing is re-signed for nothing.
+ */
+export class GenerationWorkflow {
+  /** publication aggregates as last written here: a stream grows by three events per build, so it is read once, not per phase */
+  private readonly publications: AggregateCache<PublicationState> = new Map();
+  private readonly publicKeys = new Map<string, Promise<string>>();
+  readonly entries = new IndexEntryCache();
+
+  constructor(private readonly options: GenerationWorkflowOptions) {}
+
+  /** the generation made current, or undefined when the current one already has these inputs */
+  async publish(repository: PublishedRepository, target: Distribution, packages: PublishablePackage[], date: Date, force: boolean): Promise<number | undefined> {
+    const distribution = targetKey(target);
+    const stream = publicationStream(repository.id, distribution);
+    const inputsDigest = inputsDigestOf(repository, target, packages);
+    if (!force) {
+      const current = this.publications.get(stream) ?? (await this.load(stream));
+      if (current.state.currentInputs === inputsDigest) return undefined;
+    }
+    const built = await buildGeneration(repository, target, packages, this.entries, date);
+
+    // phase 1: every metadata file is stored before anything points at it; the signing
+    // module signs those very bytes meanwhile (its signatures are recorded only in phase 2)
+    const [metadata, signatures] = await Promise.all([
+      Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
+      this.sign(repository, built),
+    ]);
+    const { lastGeneration: generation } = await this.decide(stream, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() });
+
+    // phase 2: the signatures over exactly the stored bytes
+    const signed = await Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes)));
+    await this.decide(stream, {
+      type: 'RecordSigned', repositoryId: repository.id, distribution, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
+    });
+
+    // phase 3: one event makes the generation current; it names the manifest of its files
+    const byPath = new Map(metadata.map((file) => [file.path, file]));
+    const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
+    const pool = built.pool.map(({ path, pkg }) => ({ path, blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256, contentType: contentTypeOf(path), package: true }));
+    const manifest = await this.storeManifest(repository.id, [...metadata, ...signed, ...aliases, ...pool]);
+    await this.decide(stream, {
+      type: 'Publish',
+      generation,
+      publication: {
+        repositoryId: repository.id,
+        distribution,
+        publishedAt: new Date().toISOString(),
+        kind: repository.kind,
+        workspaceId: repository.workspaceId,
+        workspaceSlug: repository.workspaceSlug,
+        repositoryName: repository.name,
+        ownerId: repository.ownerId,
+        distro: target.distro,
+        version: target.version,
+        manifest,
+        packageCount: pool.length,
+        inputsDigest,
+      },
+    });
+    return generation;
+  }
+
+  /** a key roll: the next build signs with the keys that sign now */
+  forgetKey(repositoryId: string): void {
+    this.publicKeys.delete(repositoryId);
+  }
+
+  forget(repositoryId: string): void {
+    this.publicKeys.delete(repositoryId);
+    this.entries.forgetRepository(repositoryId);
+    for (const stream of this.publications.keys()) if (stream.startsWith(publicationStream(repositoryId, ''))) this.publications.delete(stream);
+  }
+
+  private async load(stream: string): Promise<{ state: PublicationState; version: number }> {
+    const loaded = await loadAggregate(this.options.es.events, stream, publicationDecider);
+    this.publications.set(stream, loaded);
+    return loaded;
+  }
+
+  private async decide(stream: string, command: PublicationCommand): Promise<PublicationState> {
+    const result = await handleCommand(this.options.es.events, stream, publicationDecider, command, {
+      cache: this.publications,
+      isIntegration: isPublicationIntegrationEvent,
+      metadata: { causation: 'publisher' },
+    });
+    return result.state;
+  }
+
+  /** `sha256` when the builder computed it already */
+  private async store(repositoryId: string, path: string, bytes: Buffer, sha256 = createHash('sha256').update(bytes).digest('hex')): Promise<IndexFile> {
+    const contentType = contentTypeOf(path);
+    const known = contentAddressedKey(indexBlobPrefix(repositoryId), sha256);
+    // most files of a generation (empty components and architectures, the key) are the
+    // previous generation's bytes: a durable write (two fsyncs) saved per file
+    if (await this.options.blobs.head(known)) return { path, blobKey: known, size: bytes.length, sha256, contentType, package: false };
+    const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType });
+    return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType, package: false };
+  }
+
+  /** the generation's file list, stored content-addressed beside its index files: IndexPublished names it */
+  private async storeManifest(repositoryId: string, files: IndexFile[]): Promise<PublicationManifestRef> {
+    const bytes = Buffer.from(PublicationManifest.encode({ files }).finish());
+    const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType: MANIFEST_CONTENT_TYPE });
+    return { blobKey: info.key, sha256: info.sha256, size: info.size };
+  }
+
+  /** InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over repomd.xml and the key beside it (RPM) */
+  private async sign(repository: PublishedRepository, built: BuiltGeneration): Promise<{ path: string; bytes: Buffer; fingerprint: string }[]> {
+    const dir = built.signable.path.slice(0, built.signable.path.lastIndexOf('/'));
+    const modes = repository.kind === 'DEB' ? ['clearsign', 'detached'] : ['detached-armored'];
+    const result = await this.options.signing.sign({ repositoryId: repository.id, data: built.signable.bytes, modes }, { caller: REPOSITORY_CALLER });
+    const fingerprint = result.keyFingerprint;
+    if (repository.kind === 'DEB') {
+      return [
+        { path: `${dir}/InRelease`, bytes: Buffer.from(result.clearsigned), fingerprint },
+        { path: `${dir}/Release.gpg`, bytes: Buffer.from(result.detached), fingerprint },
+      ];
+    }
+    return [
+      { path: `${built.signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
+      { path: `${built.signable.path}.key`, bytes: Buffer.from(await this.publicKey(repository.id), 'utf8'), fingerprint },
+    ];
+  }
+
+  private publicKey(repositoryId: string): Promise<string> {
+    let key = this.publicKeys.get(repositoryId);
+    if (!key) {
+      key = this.options.signing.getPublicKey({ repositoryId }, { caller: REPOSITORY_CALLER }).then((answer) => answer.armored);
+      this.publicKeys.set(repositoryId, key);
+      key.catch(() => this.publicKeys.delete(repositoryId));
+    }
+    return key;
+  }
+}
+
+/**
+ * What the builders make of the same packages: raise it when a change to the builders
+ * (a new index file, another field) must reach repositories whose packages did not change.
+ */
+const BUILDER_REVISION = 1;
+
+/**
+ * SHA-256 over what a distribution's generation is made of: the builders' revision, the repository's layout and
+ * names (they appear in Release and in URLs) and every visible package (its id and bytes).
+ * The signing keys are not in it: a key change forces the next build instead.
+ */
+export function inputsDigestOf(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[]): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify([BUILDER_REVISION, repository.kind, repository.workspaceSlug, repository.name, repository.codename, repository.component, target.distro, target.version]));
+  for (const pkg of [...packages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) hash.update(`\n${pkg.id} ${pkg.sha256} ${pkg.distribution}`);
+  return hash.digest('hex');
+}
