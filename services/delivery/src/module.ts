@@ -25,7 +25,7 @@ import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/si
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { TrafficAccounting } from './accounting/traffic-accounting';
 import { VerdictCache } from './auth/token-verdicts';
-import { deliveryProjection, PACKAGES, packageRecordId, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
+import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, packageRecordId, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
 import { PublishedCatalog } from './catalog/published-catalog';
 import { deliveryEdge } from './edge/delivery-edge';
 import { EdgeMetrics } from './edge/edge-metrics';
@@ -34,17 +34,11 @@ import { deliveryHandlers } from './grpc/delivery.handlers';
 import { PublicKeys } from './keys/public-keys';
 import { DELIVERY_CALLER } from './delivery-caller';
 
-/** the other modules' events delivery's read model is projected from */
-const FOLLOWED: Record<string, string[]> = {
-  repository: ['RepositoryCreated', 'RepositoryDeleted', 'IndexPublished'],
-  artifact: ['PackageUploaded', 'PackageDeleted'],
-};
-
 const inboxReactions = (module: { events: Parameters<typeof recordInbox>[0] }): Reaction[] =>
-  Object.entries(FOLLOWED).map(([context, types]) => ({
+  Object.entries(FOLLOWED_EVENTS).map(([context, types]) => ({
     contexts: [context],
     async handle(message: BusMessage) {
-      if (types.includes(message.type)) await recordInbox(module.events, context, message);
+      if (Object.hasOwn(types, message.type)) await recordInbox(module.events, context, message);
     },
   }));
 

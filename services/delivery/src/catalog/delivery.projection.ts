@@ -1,6 +1,6 @@
-import { isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
-import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { IndexPublished, RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import { decodeEvent, isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
+import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { IndexPublished, RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
 import type { PublicationRecord, RepositoryRecord } from './served-file';
 
 export const REPOSITORIES = 'delivery_repositories';
@@ -16,6 +16,12 @@ export interface PackageRecord {
 }
 
 const TOMBSTONE: RepositoryRecord = { id: '', kind: 'DEB', workspaceId: '', workspaceSlug: '', name: '', ownerId: '', codename: '', component: '' };
+
+/** the events delivery's read model is projected from, by the context whose inbox they arrive in */
+export const FOLLOWED_EVENTS = {
+  repository: { RepositoryCreated, RepositoryDeleted, IndexPublished },
+  artifact: { PackageUploaded, PackageDeleted },
+};
 
 export const packageRecordId = (repositoryId: string, sha256: string) => `${repositoryId}|${sha256}`;
 
@@ -34,15 +40,19 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
   return {
     name: 'delivery-catalog',
     collections: [REPOSITORIES, PUBLICATIONS, PACKAGES],
-    async handle(event: RecordedEvent, readModels) {
-      const fromRepository = isInboxEvent(event.stream, 'repository');
-      if (!fromRepository && !isInboxEvent(event.stream, 'artifact')) return;
+    async handle(recorded: RecordedEvent, readModels) {
+      const event = isInboxEvent(recorded.stream, 'repository')
+        ? decodeEvent(recorded, FOLLOWED_EVENTS.repository)
+        : isInboxEvent(recorded.stream, 'artifact')
+          ? decodeEvent(recorded, FOLLOWED_EVENTS.artifact)
+          : undefined;
+      if (!event) return;
       const repositories = readModels.collection<RepositoryRecord>(REPOSITORIES);
       const publications = readModels.collection<PublicationRecord>(PUBLICATIONS);
       const packages = readModels.collection<PackageRecord>(PACKAGES);
       switch (event.type) {
         case 'RepositoryCreated': {
-          const data = event.data as RepositoryCreated;
+          const { data } = event;
           await repositories.upsert({
             id: data.repositoryId,
             kind: data.kind === 'RPM' ? 'RPM' : 'DEB',
@@ -56,7 +66,7 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
           return onChange({ kind: 'repository', repositoryId: data.repositoryId });
         }
         case 'RepositoryDeleted': {
-          const { repositoryId } = event.data as RepositoryDeleted;
+          const { repositoryId } = event.data;
           // a tombstone: a publication finishing after the deletion must not bring it back
           await repositories.upsert({ ...TOMBSTONE, ...(await repositories.get(repositoryId)), id: repositoryId, deleted: true });
           await publications.deleteMany({ repositoryId });
@@ -64,7 +74,8 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
           return onChange({ kind: 'repository', repositoryId });
         }
         case 'IndexPublished': {
-          const data = event.data as IndexPublished;
+          const { data } = event;
+          if (!data.manifest) return;
           const known = await repositories.get(data.repositoryId);
           if (known?.deleted) return;
           if (!known) {
@@ -89,7 +100,7 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
             generation: data.generation,
             publishedAt: data.publishedAt,
             retainedGenerations: data.retainedGenerations,
-            manifest: data.manifest!,
+            manifest: data.manifest,
             packageCount: data.packageCount,
           });
           const kept = new Set([data.generation, ...data.retainedGenerations]);
@@ -99,13 +110,13 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
           return onChange({ kind: 'repository', repositoryId: data.repositoryId });
         }
         case 'PackageUploaded': {
-          const data = event.data as PackageUploaded;
+          const { data } = event;
           const record = { id: packageRecordId(data.repositoryId, data.sha256), repositoryId: data.repositoryId, packageId: data.packageId };
           await packages.upsert(record);
           return onChange({ kind: 'package', record, deleted: false });
         }
         case 'PackageDeleted': {
-          const data = event.data as PackageDeleted;
+          const { data } = event;
           const found = await packages.find({ repositoryId: data.repositoryId, packageId: data.packageId });
           for (const record of found) {
             await packages.delete(record.id);

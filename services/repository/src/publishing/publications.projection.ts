@@ -1,5 +1,5 @@
-import type { Projection } from '@packyard/platform';
-import type { IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
+import { decodeEvent, isInboxEvent, type Projection } from '@packyard/platform';
+import { IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
 
 export interface PublicationGenerationDocument {
   /** `<repositoryId>|<distro/version>|<generation>` */
@@ -27,9 +27,10 @@ const generationId = (publication: Pick<IndexPublished, 'repositoryId' | 'distri
 export const publicationsProjection: Projection = {
   name: 'publications',
   collections: [PUBLICATION_GENERATIONS, READABLE_GENERATIONS],
-  async handle(event, readModels) {
-    if (event.type !== 'IndexPublished') return;
-    const publication = event.data as IndexPublished;
+  async handle(recorded, readModels) {
+    const event = isInboxEvent(recorded.stream) ? undefined : decodeEvent(recorded, { IndexPublished });
+    if (!event) return;
+    const publication = event.data;
     const { repositoryId, distribution, generation } = publication;
     const generations = readModels.collection<PublicationGenerationDocument>(PUBLICATION_GENERATIONS);
     const readable = readModels.collection<ReadableGenerationsDocument>(READABLE_GENERATIONS);

@@ -7,7 +7,8 @@ const published = (generation: number, retainedGenerations: number[]) => ({
   stream: 'publication-r1_ubuntu_noble',
   data: {
     repositoryId: 'r1', distribution: 'ubuntu/noble', generation, publishedAt: 't', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme',
-    repositoryName: 'apt', distro: 'ubuntu', version: 'noble', files: [], retainedGenerations, ownerId: 'u1',
+    repositoryName: 'apt', distro: 'ubuntu', version: 'noble', retainedGenerations, ownerId: 'u1', packageCount: 0, inputsDigest: 'd',
+    manifest: { blobKey: `indices/r1/m${generation}`, sha256: `m${generation}`, size: 1 },
   },
 });
 

@@ -5,3 +5,4 @@ export * from './event-store.factory';
 export { SqliteEventStore, sqliteEventStoreFile } from './sqlite-event-store.adapter';
 export { MongoEventStore } from './mongodb-event-store.adapter';
 export * from './inbox';
+export * from './decode-event';
