@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
+import { PublicationManifest, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 
 export interface BlobReader {
   get(key: string): Promise<Readable>;
@@ -21,11 +21,11 @@ const CACHED_MANIFESTS = 1024;
  * them is served, and kept by digest: a manifest never changes under its key.
  */
 export class PublicationManifests {
-  private readonly cache = new Map<string, Promise<IndexFile[]>>();
+  private readonly cache = new Map<string, Promise<PublicationManifest>>();
 
   constructor(private readonly blobs: BlobReader) {}
 
-  files(ref: PublicationManifestRef): Promise<IndexFile[]> {
+  manifest(ref: PublicationManifestRef): Promise<PublicationManifest> {
     const cached = this.cache.get(ref.sha256);
     if (cached) {
       // most recently used last: the first entry is the one to drop
@@ -40,12 +40,12 @@ export class PublicationManifests {
     return read;
   }
 
-  private async read(ref: PublicationManifestRef): Promise<IndexFile[]> {
+  private async read(ref: PublicationManifestRef): Promise<PublicationManifest> {
     const bytes = await readAll(await this.blobs.get(ref.blobKey));
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     if (sha256 !== ref.sha256 || bytes.length !== ref.size) {
       throw new Error(`publication manifest ${ref.blobKey} is not the one published (sha256 ${sha256}, ${bytes.length} bytes; expected ${ref.sha256}, ${ref.size} bytes)`);
     }
-    return PublicationManifest.decode(bytes).files;
+    return PublicationManifest.decode(bytes);
   }
 }

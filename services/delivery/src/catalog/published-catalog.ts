@@ -100,7 +100,12 @@ export class PublishedCatalog {
     if (!repository || repository.deleted) return this.install(repositoryId, undefined, new Map(), []);
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
     const readable = readableGenerations(publications);
-    const generations = await Promise.all(readable.map(async (publication) => ({ publication, files: await this.manifests.files(publication.manifest) })));
+    const generations = await Promise.all(
+      readable.map(async (publication) => {
+        const { files, repositoryFiles } = await this.manifests.manifest(publication.manifest);
+        return { publication, files, repositoryFiles };
+      }),
+    );
     const served = new Map<string, ServedFile>();
     for (const path of this.pathsOf.get(repositoryId) ?? []) served.set(path, this.files.get(path)!);
     const files = servedFiles(repository, generations, served);

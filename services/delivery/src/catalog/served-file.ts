@@ -37,6 +37,8 @@ export interface PublicationRecord {
 export interface LoadedPublication {
   publication: PublicationRecord;
   files: readonly IndexFile[];
+  /** files of the whole repository (its public keys), paths relative to the repository URL */
+  repositoryFiles?: readonly IndexFile[];
 }
 
 /** A file the edge answers, with every header it sends precomputed. */
@@ -143,7 +145,8 @@ export function readableGenerations(publications: readonly PublicationRecord[]):
 
 /**
  * Every URL path of a repository and its file, from its readable generations (oldest
- * first): the newest generation decides what a path holds. Last-Modified: a path keeps the
+ * first), their repository files (the public keys) included: the newest generation
+ * decides what a path holds. Last-Modified: a path keeps the
  * date it had while its bytes stay the same (in `served`, what the edge answered so far,
  * or in an older readable generation), so If-Modified-Since stays true across republishing;
  * an entry point whose bytes changed (InRelease, Release, Packages, repomd.xml) moves
@@ -152,10 +155,13 @@ export function readableGenerations(publications: readonly PublicationRecord[]):
  */
 export function servedFiles(repository: RepositoryRecord, generations: readonly LoadedPublication[], served: ReadonlyMap<string, ServedFile> = new Map()): Map<string, ServedFile> {
   const files = new Map<string, ServedFile>();
-  for (const { publication, files: list } of generations) {
+  for (const { publication, files: list, repositoryFiles = [] } of generations) {
     const own = wholeSeconds(publication.publishedAt);
-    for (const file of list) {
-      const path = filePath(repository, publication, file.path);
+    const located = [
+      ...list.map((file) => ({ file, path: filePath(repository, publication, file.path) })),
+      ...repositoryFiles.map((file) => ({ file, path: `${repositoryPath(repository)}/${file.path}` })),
+    ];
+    for (const { file, path } of located) {
       const before = files.get(path);
       if (before?.sha256 === file.sha256) continue;
       const earlier = served.get(path);

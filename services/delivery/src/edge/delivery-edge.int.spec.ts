@@ -56,12 +56,12 @@ describe('delivery edge', () => {
   };
 
   /** the generation's manifest, stored as the publisher stores it */
-  const manifest = async (files: IndexFile[]): Promise<PublicationManifestRef> => {
-    const info = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files }).finish())]));
+  const manifest = async (files: IndexFile[], repositoryFiles: IndexFile[] = []): Promise<PublicationManifestRef> => {
+    const info = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles }).finish())]));
     return { blobKey: info.key, sha256: info.sha256, size: info.size };
   };
 
-  const publication = async (generation: number, files: IndexFile[], retainedGenerations: number[]): Promise<IndexPublished> => ({
+  const publication = async (generation: number, files: IndexFile[], retainedGenerations: number[], repositoryFiles: IndexFile[] = []): Promise<IndexPublished> => ({
     repositoryId: 'r1',
     distribution: 'debian/bookworm',
     generation,
@@ -72,7 +72,7 @@ describe('delivery edge', () => {
     repositoryName: 'tools',
     distro: 'debian',
     version: 'bookworm',
-    manifest: await manifest(files),
+    manifest: await manifest(files, repositoryFiles),
     packageCount: files.filter((file) => file.package).length,
     inputsDigest: `inputs-${generation}`,
     retainedGenerations,
@@ -225,18 +225,30 @@ describe('delivery edge', () => {
     expect(metrics).toMatch(/packyard_delivery_bytes_total [1-9]/);
   });
 
+  it('serves the public keys a generation published, without asking the signing module', async () => {
+    const armored = Buffer.from('-----BEGIN PGP PUBLIC KEY BLOCK-----\npublished\n');
+    const keyring = Buffer.from([0x99, 7, 7, 7]);
+    const keys = [await put('gpg.key', armored), await put('keyring.gpg', keyring)].map((file) => ({ ...file, contentType: 'application/pgp-keys' }));
+    await project('IndexPublished', await publication(6, [await put('dists/bookworm/InRelease', inRelease(6))], [5, 4, 3], keys));
+    const served = await fetch(base.replace(/\/debian$/, '/gpg.key'));
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('application/pgp-keys');
+    expect(await served.text()).toBe(armored.toString());
+    expect(Buffer.from(await (await fetch(base.replace(/\/debian$/, '/keyring.gpg'))).arrayBuffer())).toEqual(keyring);
+  });
+
   it('refuses a manifest whose bytes are not the ones published, and keeps serving the generation it had', async () => {
-    const forged = await publication(6, [await put('dists/bookworm/InRelease', inRelease(6))], [5, 4, 3]);
+    const forged = await publication(7, [await put('dists/bookworm/InRelease', inRelease(7))], [6, 5, 4]);
     const other = await manifest([await put('dists/bookworm/InRelease', Buffer.from('forged\n'))]);
     await expect(project('IndexPublished', { ...forged, manifest: { ...forged.manifest!, blobKey: other.blobKey } })).rejects.toThrow(/not the one published/);
     const response = await get('dists/bookworm/InRelease');
-    expect(await response.text()).toBe(inRelease(5).toString());
+    expect(await response.text()).toBe(inRelease(6).toString());
   });
 
   it('stops serving a deleted repository, and a late publication does not bring it back', async () => {
     await project('RepositoryDeleted', { repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', deletedAt: new Date().toISOString() });
     expect((await get('dists/bookworm/InRelease')).status).toBe(401);
-    await project('IndexPublished', await publication(7, [await put('dists/bookworm/InRelease', inRelease(7))], [5]));
+    await project('IndexPublished', await publication(8, [await put('dists/bookworm/InRelease', inRelease(8))], [6]));
     expect((await get('dists/bookworm/InRelease')).status).toBe(401);
   });
 });

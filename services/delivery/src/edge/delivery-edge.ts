@@ -127,7 +127,10 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
     else response.destroy();
   }
 
-  function serveKey(request: IncomingMessage, response: ServerResponse, repository: RepositoryRecord, armored: boolean) {
+  /** the keys as published with the repository's indices; asked of the signing module only before its first publication */
+  function serveKey(request: IncomingMessage, response: ServerResponse, path: string, repository: RepositoryRecord, armored: boolean) {
+    const published = catalog.file(path);
+    if (published) return void send(request, response, published, 'key');
     publicKeys.get(repository.id).then(
       (files) => send(request, response, armored ? files.armored : files.keyring, 'key'),
       (error) => {
@@ -160,8 +163,8 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
       // the public key and repomd.xml.key are public: a machine needs them before it has a token
       if (repository && (path.endsWith('.key') || path.endsWith('.gpg'))) {
         const rest = path.slice(repositoryPath(repository).length);
-        if (rest === `/${ARMORED_KEY_FILE}`) return serveKey(request, response, repository, true);
-        if (rest === `/${KEYRING_FILE}`) return serveKey(request, response, repository, false);
+        if (rest === `/${ARMORED_KEY_FILE}`) return serveKey(request, response, path, repository, true);
+        if (rest === `/${KEYRING_FILE}`) return serveKey(request, response, path, repository, false);
         if (rest.endsWith('/repodata/repomd.xml.key')) {
           const file = catalog.file(path);
           return file ? void send(request, response, file, 'key') : refuse(response, 404);

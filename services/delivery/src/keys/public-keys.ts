@@ -13,8 +13,9 @@ export interface PublicKeyFiles {
   keyring: ServedFile;
 }
 
-export const ARMORED_KEY_FILE = 'gpg.key';
-export const KEYRING_FILE = 'keyring.gpg';
+import { ARMORED_KEY_FILE, KEYRING_FILE } from '@packyard/formats';
+
+export { ARMORED_KEY_FILE, KEYRING_FILE };
 
 const memoryFile = (repositoryId: string, path: string, body: Buffer, contentType: string, nowMs: number): ServedFile => {
   const sha256 = createHash('sha256').update(body).digest('hex');

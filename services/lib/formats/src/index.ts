@@ -15,3 +15,4 @@ export * from './yum/yum-package.fragments';
 export * from './yum/repodata.writer';
 export * from './distributions';
 export * from './common/version-order';
+export * from './repository-keys';

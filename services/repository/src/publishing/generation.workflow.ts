@@ -4,7 +4,7 @@ import { handleCommand, loadAggregate, serviceCaller, type AggregateCache, type 
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
-import type { Distribution } from '@packyard/formats';
+import { ARMORED_KEY_FILE, KEYRING_FILE, type Distribution } from '@packyard/formats';
 import type { PublishablePackage } from '../packages/publishable-package';
 import { buildGeneration, IndexEntryCache, type BuiltGeneration } from './generation.builder';
 import { contentTypeOf, targetKey, type PublishedRepository } from './publication-layout';
@@ -14,6 +14,8 @@ import { isPublicationIntegrationEvent, publicationStream } from './publication.
 /** the repository module calling on its own behalf */
 const REPOSITORY_CALLER = serviceCaller('repository');
 const MANIFEST_CONTENT_TYPE = 'application/protobuf';
+/** both key files: a keyring is keys, not a signature (what `.gpg` would say) */
+const KEY_CONTENT_TYPE = 'application/pgp-keys';
 
 /** index files of a repository, content-addressed: a generation's files never change under a reader */
 export const indexBlobPrefix = (repositoryId: string) => `indices/${repositoryId}`;
@@ -34,7 +36,7 @@ export interface GenerationWorkflowOptions {
 export class GenerationWorkflow {
   /** publication aggregates as last written here: a stream grows by three events per build, so it is read once, not per phase */
   private readonly publications: AggregateCache<PublicationState> = new Map();
-  private readonly publicKeys = new Map<string, Promise<string>>();
+  private readonly publicKeys = new Map<string, Promise<{ armored: string; binary: Uint8Array }>>();
   readonly entries = new IndexEntryCache();
 
   constructor(private readonly options: GenerationWorkflowOptions) {}
@@ -68,7 +70,7 @@ export class GenerationWorkflow {
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
     const pool = built.pool.map(({ path, pkg }) => ({ path, blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256, contentType: contentTypeOf(path), package: true }));
-    const manifest = await this.storeManifest(repository.id, [...metadata, ...signed, ...aliases, ...pool]);
+    const manifest = await this.storeManifest(repository.id, [...metadata, ...signed, ...aliases, ...pool], await this.keyFiles(repository.id));
     await this.decide(stream, {
       type: 'Publish',
       generation,
@@ -129,10 +131,17 @@ export class GenerationWorkflow {
   }
 
   /** the generation's file list, stored content-addressed beside its index files: IndexPublished names it */
-  private async storeManifest(repositoryId: string, files: IndexFile[]): Promise<PublicationManifestRef> {
-    const bytes = Buffer.from(PublicationManifest.encode({ files }).finish());
+  private async storeManifest(repositoryId: string, files: IndexFile[], repositoryFiles: IndexFile[]): Promise<PublicationManifestRef> {
+    const bytes = Buffer.from(PublicationManifest.encode({ files, repositoryFiles }).finish());
     const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType: MANIFEST_CONTENT_TYPE });
     return { blobKey: info.key, sha256: info.sha256, size: info.size };
+  }
+
+  /** the repository's public keys as the files the edge serves beside its distributions */
+  private async keyFiles(repositoryId: string): Promise<IndexFile[]> {
+    const { armored, binary } = await this.publicKey(repositoryId);
+    const files = await Promise.all([this.store(repositoryId, ARMORED_KEY_FILE, Buffer.from(armored, 'utf8')), this.store(repositoryId, KEYRING_FILE, Buffer.from(binary))]);
+    return files.map((file) => ({ ...file, contentType: KEY_CONTENT_TYPE }));
   }
 
   /** InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over repomd.xml and the key beside it (RPM) */
@@ -149,14 +158,14 @@ export class GenerationWorkflow {
     }
     return [
       { path: `${built.signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
-      { path: `${built.signable.path}.key`, bytes: Buffer.from(await this.publicKey(repository.id), 'utf8'), fingerprint },
+      { path: `${built.signable.path}.key`, bytes: Buffer.from((await this.publicKey(repository.id)).armored, 'utf8'), fingerprint },
     ];
   }
 
-  private publicKey(repositoryId: string): Promise<string> {
+  private publicKey(repositoryId: string): Promise<{ armored: string; binary: Uint8Array }> {
     let key = this.publicKeys.get(repositoryId);
     if (!key) {
-      key = this.options.signing.getPublicKey({ repositoryId }, { caller: REPOSITORY_CALLER }).then((answer) => answer.armored);
+      key = this.options.signing.getPublicKey({ repositoryId }, { caller: REPOSITORY_CALLER }).then(({ armored, binary }) => ({ armored, binary }));
       this.publicKeys.set(repositoryId, key);
       key.catch(() => this.publicKeys.delete(repositoryId));
     }

@@ -79,6 +79,12 @@ export interface IndexSigned {
  */
 export interface PublicationManifest {
   files: IndexFile[];
+  /**
+   * files of the whole repository, paths relative to {repositoryUrl}: its public key
+   * as gpg.key (armored) and keyring.gpg (binary, for apt's signed-by=), so the edge
+   * serves them from what was published, without asking the signing module
+   */
+  repositoryFiles: IndexFile[];
 }
 
 /**
@@ -949,13 +955,16 @@ export const IndexSigned: MessageFns<IndexSigned> = {
 };
 
 function createBasePublicationManifest(): PublicationManifest {
-  return { files: [] };
+  return { files: [], repositoryFiles: [] };
 }
 
 export const PublicationManifest: MessageFns<PublicationManifest> = {
   encode(message: PublicationManifest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.files) {
       IndexFile.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.repositoryFiles) {
+      IndexFile.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -981,6 +990,14 @@ export const PublicationManifest: MessageFns<PublicationManifest> = {
             message.files.push(IndexFile.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryFiles.push(IndexFile.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -996,6 +1013,11 @@ export const PublicationManifest: MessageFns<PublicationManifest> = {
   fromJSON(object: any): PublicationManifest {
     return {
       files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => IndexFile.fromJSON(e)) : [],
+      repositoryFiles: globalThis.Array.isArray(object?.repositoryFiles)
+        ? object.repositoryFiles.map((e: any) => IndexFile.fromJSON(e))
+        : globalThis.Array.isArray(object?.repository_files)
+        ? object.repository_files.map((e: any) => IndexFile.fromJSON(e))
+        : [],
     };
   },
 
@@ -1003,6 +1025,9 @@ export const PublicationManifest: MessageFns<PublicationManifest> = {
     const obj: any = {};
     if (message.files?.length) {
       obj.files = message.files.map((e) => IndexFile.toJSON(e));
+    }
+    if (message.repositoryFiles?.length) {
+      obj.repositoryFiles = message.repositoryFiles.map((e) => IndexFile.toJSON(e));
     }
     return obj;
   },
@@ -1013,6 +1038,7 @@ export const PublicationManifest: MessageFns<PublicationManifest> = {
   fromPartial(object: DeepPartial<PublicationManifest>): PublicationManifest {
     const message = createBasePublicationManifest();
     message.files = object.files?.map((e) => IndexFile.fromPartial(e)) || [];
+    message.repositoryFiles = object.repositoryFiles?.map((e) => IndexFile.fromPartial(e)) || [];
     return message;
   },
 };
