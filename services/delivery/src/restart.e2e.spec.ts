@@ -51,7 +51,8 @@ describe('a restart of the program on the same data', () => {
       form.set('distribution', kind === 'DEB' ? 'debian/bookworm' : 'el/9');
       form.set('file', new Blob([await readFile(file)]), basename(file));
       const upload = await fetch(`${packyard.url}/api/v1/workspaces/${workspace.id}/repos/${repository.body.id}/upload?wait=published`, { method: 'POST', headers: { authorization: `Bearer ${session.bearer}` }, body: form });
-      expect(upload.status).toBe(201);
+      // 202 on a loaded machine: the repository's first key (RSA-4096) and publication took over 30 s; the loop waits for it to be served
+      expect([201, 202]).toContain(upload.status);
       const paths: Probe[] =
         kind === 'DEB'
           ? [
@@ -115,8 +116,11 @@ describe('a restart of the program on the same data', () => {
   it('answers apt/dnf-style fetches with 200 across a SIGTERM restart and a kill -9, from the first healthy answer on', async () => {
     const loop = fetchLoop();
     const figures: string[] = [];
+    let servedBefore = Infinity;
     try {
+      // every repository served before the first restart (the loop counts from here)
       await loop.servedSince(0, 2);
+      servedBefore = Date.now();
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
         await packyard.stop(signal);
         const restarted = performance.now();
@@ -131,7 +135,7 @@ describe('a restart of the program on the same data', () => {
     } finally {
       await loop.stop();
     }
-    const failures = loop.outcomes.filter((outcome) => !outcome.ok && !outcome.down);
+    const failures = loop.outcomes.filter((outcome) => !outcome.ok && !outcome.down && outcome.at >= servedBefore);
     const down = loop.outcomes.filter((outcome) => !outcome.ok && outcome.down).length;
     console.log(`${probes.length} probes over ${DEB_REPOSITORIES + RPM_REPOSITORIES} repositories; ${loop.outcomes.length} fetches, ${down} while the port was down; ${figures.join('; ')}`);
     expect(failures.map((failure) => `${failure.url}: ${'what' in failure ? failure.what : ''}`)).toEqual([]);

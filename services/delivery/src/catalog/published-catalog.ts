@@ -6,6 +6,8 @@ import { readableGenerations, repositoryPath, servedFiles, stockedDistributions,
 
 /** metadata files up to this size are answered from memory (Packages, repodata, InRelease) */
 const IN_MEMORY_FILE_LIMIT = 4 * 1024 * 1024;
+/** repositories rebuilt at once at start */
+const REFRESH_CONCURRENCY = 8;
 
 /**
  * The published state the edge answers from, in memory: URL path → file, repository
@@ -79,9 +81,14 @@ export class PublishedCatalog {
     return this.stockedOf.get(repositoryId) ?? [];
   }
 
+  /** every repository, a few at a time: most of a rebuild is waiting for the blob store */
   async refreshAll(): Promise<void> {
     const repositories = await this.readModels.collection<RepositoryRecord & { id: string }>(REPOSITORIES).find({});
-    for (const repository of repositories) await this.refresh(repository.id);
+    let next = 0;
+    const worker = async () => {
+      while (next < repositories.length) await this.refresh(repositories[next++].id);
+    };
+    await Promise.all(Array.from({ length: REFRESH_CONCURRENCY }, worker));
   }
 
   /** rebuilds one repository's files; refreshes of the same repository run one after another */
