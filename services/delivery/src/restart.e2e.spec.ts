@@ -46,6 +46,8 @@ describe('a restart of the program on the same data', () => {
       const token = (await session.call<{ token: string }>('POST', `/repos/${repository.body.id}/tokens`, { name: 'restart' })).body.token;
       const auth = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
       const url = `${packyard.url}/${kind === 'DEB' ? 'deb' : 'rpm'}/${slug}/${name}`;
+      // an .rpm is signed while its upload is claimed: the repository's first key (RSA-4096) must exist first
+      await waitFor('the repository key', async () => ((await fetch(`${url}/gpg.key`)).status === 200 ? true : undefined), { timeoutMs: 120_000 });
       const file = kind === 'DEB' ? await buildDeb({ name: `restart-deb-${index}`, version: '1.0', arch: 'amd64', compression: 'gzip' }, packagesDir) : rpms[index - DEB_REPOSITORIES];
       const form = new FormData();
       form.set('distribution', kind === 'DEB' ? 'debian/bookworm' : 'el/9');

@@ -1,14 +1,13 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordInbox } from '@packyard/platform';
 import { IndexPublished, PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
 import { BUILD_CHECKPOINT } from './build-scheduler';
 import { publicationStream } from './publication.events';
-import { seedRepository, startPublishingRig, syntheticDeb, type PublishingRig } from './testing/publishing-rig';
+import { recordUploaded, seedRepository, startPublishingRig, syntheticDeb, type PublishingRig } from './testing/publishing-rig';
 
 const PACKAGES = 2_000;
 
@@ -115,18 +114,7 @@ describe('a restart of publishing', () => {
 
   it('builds only the distributions of the repository whose packages changed while it was down', async () => {
     const added = syntheticDeb('r-second', 99, 'debian/bookworm');
-    const { built, signatures, rig: running } = await restart(async ({ es }) => {
-      await recordInbox(es.events, 'artifact', {
-        id: randomUUID(),
-        type: 'PackageUploaded',
-        key: `package-${added.id}`,
-        data: {
-          packageId: added.id, repositoryId: added.repositoryId, workspaceId: 'rig-workspace', ownerId: 'rig-owner', kind: 'DEB', distribution: added.distribution, name: added.name,
-          version: added.version, architecture: added.architecture, filename: added.filename, sizeBytes: added.sizeBytes, sha256: added.sha256, blobKey: added.blobKey,
-          uploadedAt: added.uploadedAt, indexEntryJson: added.indexEntryJson,
-        },
-      });
-    });
+    const { built, signatures, rig: running } = await restart(({ es }) => recordUploaded(es, added));
     expect(built).toEqual([publicationStream('r-second', 'debian/bookworm')]);
     expect(signatures).toBe(1);
     expect(await running.publisher.waitForPublication('r-second', added.id, 10_000)).toBe(true);

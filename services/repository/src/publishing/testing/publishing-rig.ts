@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pino from 'pino';
-import { createEventBus, loadConfig, openModuleStores, serviceCaller, startEventSourcing, type EventSourcing, type PackyardClient } from '@packyard/platform';
+import { createEventBus, loadConfig, openModuleStores, recordInbox, serviceCaller, startEventSourcing, type EventSourcing, type PackyardClient } from '@packyard/platform';
 import { FsBlobStore } from '@packyard/platform/blobs/index';
 import { createSecretBox } from '@packyard/platform/crypto/index';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
@@ -9,6 +9,7 @@ import { signingHandlers } from '@packyard/signing/grpc/signing.handlers';
 import { KeyRing } from '@packyard/signing/keys/key-ring';
 import { PUBLISHABLE_PACKAGES, publishablePackagesProjection } from '../../packages/publishable-packages.projection';
 import type { PublishablePackage } from '../../packages/publishable-package';
+import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { RepositoryCreated } from '@packyard/proto/packyard/repository/v1/events';
 import { repositoriesProjection } from '../../projections/repositories.projection';
 import { repositoriesStream } from '../../repositories/repository.events';
@@ -113,4 +114,11 @@ export function syntheticDeb(repositoryId: string, index: number, distribution =
     sizeBytes: file.size, sha256, blobKey: `packages/${repositoryId}/sha256/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`, uploadedAt: new Date().toISOString(),
     indexEntryJson: JSON.stringify({ control, file }),
   };
+}
+
+/** the PackageUploaded artifact would have recorded for `pkg`, as the inbox reaction records it */
+export async function recordUploaded(es: EventSourcing, pkg: PublishablePackage): Promise<void> {
+  const { id, ...rest } = pkg;
+  const data: PackageUploaded = { ...rest, packageId: id, workspaceId: RIG_WORKSPACE, ownerId: 'rig-owner' };
+  await recordInbox(es.events, 'artifact', { id: randomUUID(), type: 'PackageUploaded', key: `package-${id}`, data });
 }
