@@ -13,6 +13,8 @@ import { registerUser } from '@packyard/testing/api-session';
 
 const DEB_REPOSITORIES = 4;
 const RPM_REPOSITORIES = 2;
+// a start through tsx on a machine loaded by other work can take well over the harness's 30 s
+const START_TIMEOUT_MS = 120_000;
 
 interface Probe {
   url: string;
@@ -33,7 +35,7 @@ describe('a restart of the program on the same data', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'packyard-restart-'));
     packagesDir = await mkdtemp(join(tmpdir(), 'packyard-restart-packages-'));
     port = await freePort();
-    packyard = await startPackyard({ dataDir, env: { PORT: String(port) } });
+    packyard = await startPackyard({ dataDir, env: { PORT: String(port) }, timeoutMs: START_TIMEOUT_MS });
     const session = await registerUser(packyard);
     const slug = `restart-${Date.now().toString(36)}`;
     const workspace = (await session.call<{ id: string }>('POST', '/workspaces', { name: slug, slug, description: '' })).body;
@@ -126,7 +128,7 @@ describe('a restart of the program on the same data', () => {
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
         await packyard.stop(signal);
         const restarted = performance.now();
-        packyard = await startPackyard({ dataDir, env: { PORT: String(port) } });
+        packyard = await startPackyard({ dataDir, env: { PORT: String(port) }, timeoutMs: START_TIMEOUT_MS });
         const healthyAt = Date.now();
         const healthMs = Math.round(performance.now() - restarted);
         await loop.servedSince(healthyAt, 3);
