@@ -55,10 +55,11 @@ const DeliveryDetailSchema = Type.Intersect([DeliverySchema, Type.Object({ body:
 
 const WebhookBody = Type.Object({
   url: Type.String({ maxLength: 2000 }),
-  events: Type.Array(EventName, { minItems: 1, uniqueItems: true }),
+  // at least one: checked after tenancy, so another user's workspace is 404 whatever the body
+  events: Type.Array(EventName, { uniqueItems: true, description: 'at least one' }),
   active: Type.Optional(Type.Boolean({ description: 'default true' })),
 });
-const WebhookPatch = Type.Partial(WebhookBody, { minProperties: 1 });
+const WebhookPatch = Type.Partial(WebhookBody);
 
 const InWorkspace = Type.Object({ id: Type.String() });
 const WebhookPath = Type.Object({ id: Type.String(), webhookId: Type.String() });
