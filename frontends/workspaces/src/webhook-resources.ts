@@ -56,6 +56,8 @@ export interface WebhookPayload {
 export const DELIVERY_PAGE_SIZE = 20;
 /** while a delivery is on its way the log is read again this often */
 const IN_FLIGHT_REFRESH_MS = 2_000;
+/** otherwise this often, so deliveries of new events appear on an open page */
+const IDLE_REFRESH_MS = 5_000;
 
 export const webhookKeys = {
   all: ['webhooks'] as const,
@@ -76,7 +78,7 @@ export function useWebhooks(workspaceId: string) {
     queryOptions({
       queryKey: webhookKeys.list(workspaceId),
       queryFn: () => api.get<Webhook[]>(hooksPath(workspaceId)),
-      refetchInterval: (query) => (query.state.data?.some((hook) => hook.lastDelivery && inFlight(hook.lastDelivery.status)) ? IN_FLIGHT_REFRESH_MS : false),
+      refetchInterval: (query) => (query.state.data?.some((hook) => hook.lastDelivery && inFlight(hook.lastDelivery.status)) ? IN_FLIGHT_REFRESH_MS : IDLE_REFRESH_MS),
     }),
   );
 }
@@ -89,7 +91,7 @@ export function useWebhookDeliveries(workspaceId: string, webhookId: string, pag
       queryFn: () => api.get<{ items: WebhookDelivery[]; total: number }>(`${hookPath(workspaceId, webhookId)}/deliveries`, { query: { page, size: DELIVERY_PAGE_SIZE } }),
       enabled: Boolean(webhookId),
       placeholderData: keepPreviousData,
-      refetchInterval: (query) => (query.state.data?.items.some((delivery) => inFlight(delivery.status)) ? IN_FLIGHT_REFRESH_MS : false),
+      refetchInterval: (query) => (query.state.data?.items.some((delivery) => inFlight(delivery.status)) ? IN_FLIGHT_REFRESH_MS : IDLE_REFRESH_MS),
     }),
   );
 }

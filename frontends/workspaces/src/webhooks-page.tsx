@@ -109,15 +109,15 @@ function WebhookRow({ workspaceId, hook, selected, onSelect }: { workspaceId: st
   const last = hook.lastDelivery;
   const failure = ping.error ?? update.error ?? remove.error;
   return (
-    <li className="pk-spread pk-wrap" aria-label={`Webhook ${hook.url}`}>
-      <div style={{ minWidth: 0, display: 'grid', gap: 6, flex: '1 1 320px' }}>
-        <div className="pk-row pk-wrap">
+    <li className="pk-spread" style={{ flexWrap: 'wrap' }} aria-label={`Webhook ${hook.url}`}>
+      <div style={{ minWidth: 0, display: 'grid', gap: 6, flex: '1 1 300px' }}>
+        <div className="pk-row">
           <strong className="pk-mono" style={{ overflowWrap: 'anywhere' }}>
             {hook.url}
           </strong>
           <Badge tone={hook.active ? 'green' : 'neutral'}>{hook.active ? 'Active' : 'Inactive'}</Badge>
         </div>
-        <div className="pk-row pk-wrap" style={{ gap: 6 }}>
+        <div className="pk-row" style={{ gap: 6 }}>
           {hook.events.map((event) => (
             <Badge key={event} tone="blue">
               {event}
@@ -140,7 +140,7 @@ function WebhookRow({ workspaceId, hook, selected, onSelect }: { workspaceId: st
           </div>
         )}
       </div>
-      <div className="pk-row pk-wrap">
+      <div className="pk-row">
         <Button size="sm" variant={selected ? 'primary' : 'secondary'} icon="activity" aria-pressed={selected} onClick={onSelect}>
           Deliveries
         </Button>
@@ -280,7 +280,7 @@ function DeliveryLog({ workspaceId, hook }: { workspaceId: string; hook: Webhook
                     <td data-label="Duration">{delivery.lastDurationMs === null ? '—' : `${delivery.lastDurationMs} ms`}</td>
                     <td data-label="Attempts">{delivery.attempts}</td>
                     <td data-label="Actions">
-                      <div className="pk-row">
+                      <div className="pk-row" style={{ flexWrap: 'nowrap' }}>
                         <Button size="sm" onClick={() => setOpened(delivery.id)} aria-label={`Details of ${eventLabel(delivery.event)} delivery ${delivery.id}`}>
                           Details
                         </Button>
