@@ -5,7 +5,7 @@ import { type RunningPackyard, waitFor } from '@packyard/testing';
 import { type ApiSession, registerUser } from '@packyard/testing/api-session';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerNextConfirm, buildConsole, type ConsoleBrowser, openBrowser, screenshot, startPackyard, waitForPath } from './console-harness';
+import { answerNextConfirm, buildConsole, type ConsoleBrowser, openBrowser, screenshot, signIn, startPackyard, waitForPath } from './console-harness';
 
 // The workspace's Webhooks page in Chromium against the single-node program and a real
 // receiver on 127.0.0.1: adding a webhook (its secret shown once, and it is the one that signs),
@@ -45,11 +45,7 @@ beforeAll(async () => {
 
   browser = await openBrowser({ width: 1280, height: 900 });
   page = browser.page;
-  await page.goto(at('/login'));
-  await page.getByLabel('Email address').fill(user.email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await waitForPath(page, '/dashboard');
+  await signIn(page, program.url, user.email);
 }, 600_000);
 
 afterAll(async () => {
