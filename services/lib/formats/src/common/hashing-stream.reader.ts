@@ -58,6 +58,27 @@ export class HashingStreamReader {
     }
   }
 
+  /**
+   * The next `count` bytes as they arrive (each already hashed), for a consumer that reads
+   * a member as a stream. A consumer that stops early has consumed what it was given:
+   * `skip` the rest.
+   */
+  async *chunks(count: number, what: string): AsyncGenerator<Buffer> {
+    let left = count;
+    while (left > 0) {
+      if (this.pending.length === 0) {
+        const chunk = await this.pull();
+        if (!chunk) throw new ArtifactFormatError(this.truncatedCode, `file ends inside the ${what}`);
+        this.pending = chunk;
+      }
+      const taken = Math.min(left, this.pending.length);
+      const part = this.pending.subarray(0, taken);
+      this.pending = this.pending.subarray(taken);
+      left -= taken;
+      yield part;
+    }
+  }
+
   /** True when no byte is left; pulls at most one chunk to find out. */
   async atEnd(): Promise<boolean> {
     if (this.pending.length > 0) return false;
