@@ -160,7 +160,6 @@ export function usePackageDownloads(workspaceId: string, repositoryId: string, p
         api.get<DownloadSeries>(`${repositoryPath(workspaceId, repositoryId)}/packages/${encodeURIComponent(packageId)}/downloads`, {
           query: { period: window.period, ...(window.period === 'day' ? { days: window.days } : {}), ...(by ? { by } : {}) },
         }),
-      placeholderData: keepPreviousData,
     }),
   );
 }

@@ -164,7 +164,7 @@ export function PackageDetailView({ workspaceId, repository, packageId }: { work
       </header>
       <Card>
         <h2 className="pk-section-title">Install this version</h2>
-        <CodeBlock code={packageInstallCommand(repository.kind, pkg.name, pkg.version)} copyLabel="Copy install command" />
+        <CodeBlock code={packageInstallCommand(repository.kind, pkg.name, pkg.version)} copyLabel="Copy install command" wrap />
       </Card>
       <div className="pk-package-grid">
         <Card>
