@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { buildDeb, type RunningPackyard } from '@packyard/testing';
+import { buildDeb, freshDebianRoot, runInRoot, type RunningPackyard } from '@packyard/testing';
 import { type ApiSession, registerUser } from '@packyard/testing/api-session';
 import { waitFor } from '@packyard/testing/wait-for';
 import type { Page } from 'playwright-core';
@@ -173,4 +173,32 @@ describe('the package page', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await screenshot(page, 'dashboard-downloads');
   });
+
+  it('(375 px) the copied command installs exactly that version with apt in a Debian root (not the newest)', async () => {
+    await page.goto(at(`/workspaces/${workspaceId}/repos/${repositoryId}/packages/${ids.v1}`));
+    await page.getByRole('button', { name: 'Copy install command' }).click();
+    const copied = await clipboard();
+    expect(copied).toBe('sudo apt-get update && sudo apt-get install -y hello-page=1.0.0');
+    const token = (await user.call('POST', `/repos/${repositoryId}/tokens`, { name: 'debian-root' })).body.token;
+    const { oneLiner } = (await user.call('GET', `/repos/${repositoryId}/snippets?token=${token}`)).body.setupCommands;
+    const root = await freshDebianRoot();
+    try {
+      const setup = await runInRoot(root, oneLiner);
+      expect(setup.code, setup.stderr).toBe(0);
+      const installed = await runInRoot(root, copied);
+      expect(installed.code, installed.stderr).toBe(0);
+      expect((await runInRoot(root, "dpkg-query -W -f '${Status} ${Version}' hello-page")).stdout).toBe('install ok installed 1.0.0');
+      // and apt's download counts on the page of that version
+      await page.goto(at(`/workspaces/${workspaceId}/repos/${repositoryId}/packages/${ids.v1}`));
+      const summary = page.getByRole('figure', { name: 'Downloads per day, last 30 days' }).locator('.pk-chart__summary');
+      await waitFor('the apt download to be counted', async () => {
+        if ((await user.call('GET', `/workspaces/${workspaceId}/repos/${repositoryId}/packages/${ids.v1}`)).body.package.downloads === 1) return true;
+        return undefined;
+      }, { timeoutMs: 30_000 });
+      await page.reload();
+      expect(await summary.innerText()).toBe(`1 download in the last 30 days; the most, 1, on ${today}.`);
+    } finally {
+      await root.cleanup();
+    }
+  }, 240_000);
 });
