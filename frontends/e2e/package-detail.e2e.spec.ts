@@ -6,7 +6,7 @@ import { type ApiSession, registerUser } from '@packyard/testing/api-session';
 import { waitFor } from '@packyard/testing/wait-for';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, type ConsoleBrowser, openBrowser, screenshot, startPackyard, waitForPath } from './console-harness';
+import { buildConsole, type ConsoleBrowser, openBrowser, screenshot, signIn, startPackyard, waitForPath } from './console-harness';
 
 // The package page in Chromium against the single-node program: reached from the Packages
 // table, it shows what the .deb says (description, dependencies, files), its versions,
@@ -75,11 +75,7 @@ beforeAll(async () => {
   browser = await openBrowser({ width: 1280, height: 900 });
   page = browser.page;
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: program.url });
-  await page.goto(at('/login'));
-  await page.getByLabel('Email address').fill(user.email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await waitForPath(page, '/dashboard');
+  await signIn(page, program.url, user.email);
 }, 600_000);
 
 afterAll(async () => {

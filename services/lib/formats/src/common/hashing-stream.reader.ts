@@ -45,17 +45,7 @@ export class HashingStreamReader {
   }
 
   async skip(count: number, what: string): Promise<void> {
-    let left = count;
-    while (left > 0) {
-      if (this.pending.length === 0) {
-        const chunk = await this.pull();
-        if (!chunk) throw new ArtifactFormatError(this.truncatedCode, `file ends inside the ${what}`);
-        this.pending = chunk;
-      }
-      const taken = Math.min(left, this.pending.length);
-      this.pending = this.pending.subarray(taken);
-      left -= taken;
-    }
+    for await (const _skipped of this.chunks(count, what));
   }
 
   /**
