@@ -2,7 +2,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDeb, buildRpm, startPackyard, type RunningPackyard } from '@packyard/testing';
+import { buildDeb, buildRpm, dnf, dnfRoot, startPackyard, type RunningPackyard } from '@packyard/testing';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { waitFor } from '@packyard/testing/wait-for';
 import { scratchDir } from './pipeline-fixture';
@@ -107,6 +107,25 @@ describe('package details', () => {
     const primary = gunzipSync(Buffer.from(await (await fetch(`${base}/${primaryHref}`, { headers: auth })).arrayBuffer())).toString();
     expect(primary).toContain(`<checksum type="sha256" pkgid="YES">${answer.body.checksums.sha256}</checksum>`);
   });
+
+
+  it("installs an older .rpm by the package page's form, name-version (version = [epoch:]version-release), with dnf", async () => {
+    const older = await upload(rpmRepo, 'el/9', await buildRpm({ name: 'stats-pin', version: '1.0', release: '1', arch: 'noarch' }, work));
+    await upload(rpmRepo, 'el/9', await buildRpm({ name: 'stats-pin', version: '1.1', release: '1', arch: 'noarch' }, work));
+    const { package: pkg } = (await alice.call('GET', packagePath(rpmRepo, older))).body;
+    expect(pkg.version).toBe('1.0-1');
+    const token = (await alice.call('POST', `/repos/${rpmRepo}/tokens`, { name: 'dnf' })).body.token;
+    const snippets = (await alice.call('GET', `/repos/${rpmRepo}/snippets`)).body;
+    const root = await dnfRoot({ id: 'stats-yum', baseUrl: `${snippets.repositoryUrl}/el/9`, publicKeyUrl: snippets.publicKeyUrl, token });
+    try {
+      const installed = await dnf(root, ['install', `${pkg.name}-${pkg.version}`]);
+      expect(installed.code, installed.stderr).toBe(0);
+      const listed = await dnf(root, ['list', '--installed', 'stats-pin']);
+      expect(listed.stdout).toMatch(/stats-pin\.noarch\s+1\.0-1\s/);
+    } finally {
+      await root.cleanup();
+    }
+  }, 180_000);
 });
 
 describe('download statistics', () => {
@@ -151,10 +170,20 @@ describe('download statistics', () => {
   });
 
   it("sums the user's downloads for the dashboard, with the top packages; another user sees none of them", async () => {
-    const summary = await alice.call('GET', '/usage/downloads');
+    // apt's four downloads, and the one dnf made installing stats-pin above
+    const summary = await waitFor('dnf’s download to be counted too', async () => {
+      const answer = await alice.call('GET', '/usage/downloads');
+      return answer.body.total === 5 ? answer : undefined;
+    });
     expect(summary.status).toBe(200);
-    expect(summary.body).toMatchObject({ total: 4, workspaces: [{ workspaceId, downloads: 4 }], topPackages: [{ workspaceId, repositoryId: debRepo, packageId: ids.deb2, name: 'stats-hello', downloads: 4 }] });
-    expect(summary.body.counts.at(-1)).toBe(4);
+    expect(summary.body).toMatchObject({
+      workspaces: [{ workspaceId, downloads: 5 }],
+      topPackages: [
+        { workspaceId, repositoryId: debRepo, packageId: ids.deb2, name: 'stats-hello', downloads: 4 },
+        { workspaceId, repositoryId: rpmRepo, name: 'stats-pin', downloads: 1 },
+      ],
+    });
+    expect(summary.body.counts.at(-1)).toBe(5);
     expect((await bob.call('GET', '/usage/downloads')).body).toMatchObject({ total: 0, topPackages: [], workspaces: [] });
   });
 
