@@ -1,6 +1,5 @@
-import { isInboxEvent, type Projection, type ReadModelStore } from '@packyard/platform';
-import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { Projection, ReadModelStore } from '@packyard/platform';
+import { followedEvent } from '../publishing/followed-events';
 
 export interface RepositoryDocument {
   id: string;
@@ -40,11 +39,12 @@ async function refreshPackageTotals(readModels: ReadModelStore, repositoryId: st
 export const repositoriesProjection: Projection = {
   name: 'repositories',
   collections: [REPOSITORIES, PACKAGE_SIZES],
-  async handle(event, readModels) {
+  async handle(recorded, readModels) {
+    const event = followedEvent(recorded);
     const repositories = readModels.collection<RepositoryDocument>(REPOSITORIES);
-    switch (event.type) {
+    switch (event?.type) {
       case 'RepositoryCreated': {
-        const data = event.data as RepositoryCreated;
+        const { data } = event;
         await repositories.upsert({
           id: data.repositoryId,
           workspaceId: data.workspaceId,
@@ -62,22 +62,20 @@ export const repositoriesProjection: Projection = {
         return;
       }
       case 'RepositoryDeleted': {
-        const { repositoryId } = event.data as RepositoryDeleted;
+        const { repositoryId } = event.data;
         await repositories.delete(repositoryId);
         await readModels.collection(PACKAGE_SIZES).deleteMany({ repositoryId });
         return;
       }
       case 'PackageUploaded': {
-        if (!isInboxEvent(event.stream, 'artifact')) return;
-        const data = event.data as PackageUploaded;
+        const { data } = event;
         if (!(await repositories.get(data.repositoryId))) return;
         await readModels.collection<PackageSizeDocument>(PACKAGE_SIZES).upsert({ id: data.packageId, repositoryId: data.repositoryId, sizeBytes: data.sizeBytes });
         await refreshPackageTotals(readModels, data.repositoryId, data.uploadedAt);
         return;
       }
       case 'PackageDeleted': {
-        if (!isInboxEvent(event.stream, 'artifact')) return;
-        const data = event.data as PackageDeleted;
+        const { data } = event;
         await readModels.collection(PACKAGE_SIZES).delete(data.packageId);
         await refreshPackageTotals(readModels, data.repositoryId, data.deletedAt);
         return;

@@ -7,10 +7,10 @@ const FROM_ARTIFACT = { PackageUploaded, PackageDeleted };
 const FROM_SIGNING = { SigningKeysChanged };
 const OWN = { RepositoryCreated, RepositoryDeleted };
 
-/** The events of the repository module's log that publishing acts on, decoded by their proto messages. */
+/** The events of the repository module's log that its projections and publishing act on, decoded by their proto messages (artifact's and signing's from the inbox). */
 export type FollowedEvent = DecodedEvent<typeof FROM_ARTIFACT> | DecodedEvent<typeof FROM_SIGNING> | DecodedEvent<typeof OWN>;
 
-/** the event as publishing reads it, or undefined when publishing ignores it */
+/** the event decoded, or undefined when the module ignores it */
 export function followedEvent(event: RecordedEvent): FollowedEvent | undefined {
   if (isInboxEvent(event.stream, 'artifact')) return decodeEvent(event, FROM_ARTIFACT);
   if (isInboxEvent(event.stream, 'signing')) return decodeEvent(event, FROM_SIGNING);
