@@ -10,6 +10,7 @@ export * from './grpc/grpc-server';
 export * from './grpc/grpc-clients';
 export * from './http/http-server';
 export * from './runtime/event-sourcing.module';
+export * from './runtime/deadline-sweeper';
 export * from './eventsourcing/index';
 export * from './readmodels/index';
 export * from './bus/index';
