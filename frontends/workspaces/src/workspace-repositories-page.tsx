@@ -15,13 +15,17 @@ import {
   type Repository,
   type RepositoryKind,
   Select,
+  Toast,
   useCreateRepository,
+  useDeletedRepositories,
   useDeleteRepository,
   useRepositories,
+  useRestoreRepository,
   useWorkspace,
 } from '@packyard/console-kit';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
+import { RecentlyDeleted } from './recently-deleted';
 import { filterRepositoriesByName, NEW_REPOSITORY_DEFAULTS, repositoryDeleteConfirmation } from './repository-rules';
 
 const KIND_OPTIONS = [
@@ -81,10 +85,10 @@ function NewRepositoryDialog({ workspaceId, open, onClose }: { workspaceId: stri
   );
 }
 
-function RepositoryCard({ workspaceId, repository }: { workspaceId: string; repository: Repository }) {
+function RepositoryCard({ workspaceId, repository, onDeleted }: { workspaceId: string; repository: Repository; onDeleted: (repository: Repository) => void }) {
   const deleteRepository = useDeleteRepository(workspaceId);
   const remove = () => {
-    if (window.confirm(repositoryDeleteConfirmation(repository.name))) deleteRepository.mutate(repository.id);
+    if (window.confirm(repositoryDeleteConfirmation(repository.name))) deleteRepository.mutate(repository.id, { onSuccess: () => onDeleted(repository) });
   };
   return (
     <Card as="article">
@@ -121,6 +125,14 @@ export default function WorkspaceRepositoriesPage() {
   const repositories = useRepositories(workspaceId);
   const [search, setSearch] = useState('');
   const [dialogOpen, setDialogOpen] = useState(false);
+  const deletedRepositories = useDeletedRepositories(workspaceId);
+  const restoreRepository = useRestoreRepository(workspaceId ?? '');
+  const [justDeleted, setJustDeleted] = useState<Repository>();
+  const dismissToast = useCallback(() => setJustDeleted(undefined), []);
+  const restore = (repositoryId: string) => {
+    setJustDeleted(undefined);
+    restoreRepository.mutate(repositoryId);
+  };
 
   if (!workspaceId) {
     return (
@@ -184,9 +196,31 @@ export default function WorkspaceRepositoriesPage() {
       ) : (
         <div className="pk-grid">
           {shown.map((repository) => (
-            <RepositoryCard key={repository.id} workspaceId={workspaceId} repository={repository} />
+            <RepositoryCard key={repository.id} workspaceId={workspaceId} repository={repository} onDeleted={setJustDeleted} />
           ))}
         </div>
+      )}
+      <RecentlyDeleted
+        what="repositories"
+        items={(deletedRepositories.data ?? []).map((repository) => ({
+          ...repository,
+          details: `${repository.kind} · ${repository.packageCount} ${repository.packageCount === 1 ? 'package' : 'packages'} · ${formatBytes(repository.sizeBytes)}`,
+        }))}
+        restoring={restoreRepository.isPending ? restoreRepository.variables : undefined}
+        error={restoreRepository.error}
+        onRestore={restore}
+      />
+      {justDeleted && (
+        <Toast
+          key={justDeleted.id}
+          message={`Repository “${justDeleted.name}” deleted.`}
+          onDismiss={dismissToast}
+          action={
+            <Button size="sm" onClick={() => restore(justDeleted.id)}>
+              Undo
+            </Button>
+          }
+        />
       )}
       <NewRepositoryDialog workspaceId={workspaceId} open={dialogOpen} onClose={() => setDialogOpen(false)} />
     </div>

@@ -11,13 +11,17 @@ import {
   PageHeader,
   SLUG_HINT,
   SLUG_PATTERN,
+  Toast,
   useCreateWorkspace,
+  useDeletedWorkspaces,
   useDeleteWorkspace,
+  useRestoreWorkspace,
   useWorkspaces,
   type Workspace,
 } from '@packyard/console-kit';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useCallback, useState } from 'react';
 import { Link } from 'react-router-dom';
+import { RecentlyDeleted } from './recently-deleted';
 
 function NewWorkspaceForm({ onDone }: { onDone: () => void }) {
   const createWorkspace = useCreateWorkspace();
@@ -81,7 +85,7 @@ function NewWorkspaceForm({ onDone }: { onDone: () => void }) {
   );
 }
 
-function WorkspaceCard({ workspace }: { workspace: Workspace }) {
+function WorkspaceCard({ workspace, onDeleted }: { workspace: Workspace; onDeleted: (workspace: Workspace) => void }) {
   const deleteWorkspace = useDeleteWorkspace();
   return (
     <Card as="article">
@@ -92,8 +96,14 @@ function WorkspaceCard({ workspace }: { workspace: Workspace }) {
           </h2>
           <div className="pk-muted pk-mono">/{workspace.slug}</div>
         </div>
-        {/* Spec §5: deleting a workspace asks for no confirmation. */}
-        <Button variant="danger" size="sm" icon="trash" disabled={deleteWorkspace.isPending} onClick={() => deleteWorkspace.mutate(workspace.id)}>
+        {/* Spec §5: deleting a workspace asks for no confirmation; it can be restored instead (Undo, Recently deleted). */}
+        <Button
+          variant="danger"
+          size="sm"
+          icon="trash"
+          disabled={deleteWorkspace.isPending}
+          onClick={() => deleteWorkspace.mutate(workspace.id, { onSuccess: () => onDeleted(workspace) })}
+        >
           Delete
         </Button>
       </div>
@@ -119,6 +129,14 @@ function WorkspaceCard({ workspace }: { workspace: Workspace }) {
 
 export default function WorkspacesPage() {
   const workspaces = useWorkspaces();
+  const deletedWorkspaces = useDeletedWorkspaces();
+  const restoreWorkspace = useRestoreWorkspace();
+  const [justDeleted, setJustDeleted] = useState<Workspace>();
+  const dismissToast = useCallback(() => setJustDeleted(undefined), []);
+  const restore = (workspaceId: string) => {
+    setJustDeleted(undefined);
+    restoreWorkspace.mutate(workspaceId);
+  };
   const [formOpen, setFormOpen] = useState(false);
   // A new key per opening: the form starts empty again after a create.
   const [formKey, setFormKey] = useState(0);
@@ -163,9 +181,35 @@ export default function WorkspacesPage() {
       ) : (
         <div className="pk-grid">
           {workspaces.data.map((workspace) => (
-            <WorkspaceCard key={workspace.id} workspace={workspace} />
+            <WorkspaceCard key={workspace.id} workspace={workspace} onDeleted={setJustDeleted} />
           ))}
         </div>
+      )}
+      <RecentlyDeleted
+        what="workspaces"
+        items={(deletedWorkspaces.data ?? []).map((workspace) => ({
+          ...workspace,
+          details: (
+            <>
+              <span className="pk-mono">/{workspace.slug}</span> · {workspace.repositoryCount} {workspace.repositoryCount === 1 ? 'repository' : 'repositories'}
+            </>
+          ),
+        }))}
+        restoring={restoreWorkspace.isPending ? restoreWorkspace.variables : undefined}
+        error={restoreWorkspace.error}
+        onRestore={restore}
+      />
+      {justDeleted && (
+        <Toast
+          key={justDeleted.id}
+          message={`Workspace “${justDeleted.name}” deleted.`}
+          onDismiss={dismissToast}
+          action={
+            <Button size="sm" onClick={() => restore(justDeleted.id)}>
+              Undo
+            </Button>
+          }
+        />
       )}
     </div>
   );
