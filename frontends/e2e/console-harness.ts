@@ -59,6 +59,15 @@ export async function openBrowser(viewport: { width: number; height: number }): 
   };
 }
 
+/** Signs a registered user (password 'correct horse battery', as registerUser makes them) in through the login screen. */
+export async function signIn(page: Page, url: string, email: string): Promise<void> {
+  await page.goto(`${url}/login`);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await waitForPath(page, '/dashboard');
+}
+
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the page's path (and query) matches. */

@@ -2,7 +2,7 @@ import type { RunningPackyard } from '@packyard/testing';
 import { type ApiSession, registerUser } from '@packyard/testing/api-session';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerNextConfirm, buildConsole, type ConsoleBrowser, openBrowser, screenshot, startPackyard, waitForPath } from './console-harness';
+import { answerNextConfirm, buildConsole, type ConsoleBrowser, openBrowser, screenshot, signIn, startPackyard } from './console-harness';
 
 // Deleted workspaces and repositories in Chromium against the single-node program: the toast
 // right after a deletion offers Undo, and the "Recently deleted" list restores them with the
@@ -24,11 +24,7 @@ beforeAll(async () => {
   user = await registerUser(program);
   browser = await openBrowser({ width: 1280, height: 900 });
   page = browser.page;
-  await page.goto(at('/login'));
-  await page.getByLabel('Email address').fill(user.email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await waitForPath(page, '/dashboard');
+  await signIn(page, program.url, user.email);
 }, 600_000);
 
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { Button, Card, errorMessage, formatDate, formatTimeLeft } from '@packyard/console-kit';
+import { Button, Card, errorMessage, formatDate, formatTimeLeft, Toast } from '@packyard/console-kit';
 import type { ReactNode } from 'react';
 
 export interface DeletedItem {
@@ -57,5 +57,20 @@ export function RecentlyDeleted({
         ))}
       </ul>
     </Card>
+  );
+}
+
+/** The notice right after a deletion, with its way back. */
+export function UndoToast({ what, item, onUndo, onDismiss }: { what: string; item: { id: string; name: string }; onUndo: (id: string) => void; onDismiss: () => void }) {
+  return (
+    <Toast
+      message={`${what} “${item.name}” deleted.`}
+      onDismiss={onDismiss}
+      action={
+        <Button size="sm" onClick={() => onUndo(item.id)}>
+          Undo
+        </Button>
+      }
+    />
   );
 }

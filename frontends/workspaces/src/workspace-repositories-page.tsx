@@ -15,7 +15,6 @@ import {
   type Repository,
   type RepositoryKind,
   Select,
-  Toast,
   useCreateRepository,
   useDeletedRepositories,
   useDeleteRepository,
@@ -25,7 +24,7 @@ import {
 } from '@packyard/console-kit';
 import { type FormEvent, useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { RecentlyDeleted } from './recently-deleted';
+import { RecentlyDeleted, UndoToast } from './recently-deleted';
 import { filterRepositoriesByName, NEW_REPOSITORY_DEFAULTS, repositoryDeleteConfirmation } from './repository-rules';
 
 const KIND_OPTIONS = [
@@ -85,10 +84,9 @@ function NewRepositoryDialog({ workspaceId, open, onClose }: { workspaceId: stri
   );
 }
 
-function RepositoryCard({ workspaceId, repository, onDeleted }: { workspaceId: string; repository: Repository; onDeleted: (repository: Repository) => void }) {
-  const deleteRepository = useDeleteRepository(workspaceId);
+function RepositoryCard({ workspaceId, repository, deleting, onDelete }: { workspaceId: string; repository: Repository; deleting: boolean; onDelete: (repository: Repository) => void }) {
   const remove = () => {
-    if (window.confirm(repositoryDeleteConfirmation(repository.name))) deleteRepository.mutate(repository.id, { onSuccess: () => onDeleted(repository) });
+    if (window.confirm(repositoryDeleteConfirmation(repository.name))) onDelete(repository);
   };
   return (
     <Card as="article">
@@ -99,7 +97,7 @@ function RepositoryCard({ workspaceId, repository, onDeleted }: { workspaceId: s
           </Link>
           <Badge tone={repository.kind === 'DEB' ? 'purple' : 'amber'}>{repository.kind}</Badge>
         </div>
-        <IconButton label="Delete" icon="trash" variant="danger" disabled={deleteRepository.isPending} onClick={remove} />
+        <IconButton label="Delete" icon="trash" variant="danger" disabled={deleting} onClick={remove} />
       </div>
       <dl className="pk-meta">
         {repository.kind === 'DEB' && (
@@ -126,8 +124,11 @@ export default function WorkspaceRepositoriesPage() {
   const [search, setSearch] = useState('');
   const [dialogOpen, setDialogOpen] = useState(false);
   const deletedRepositories = useDeletedRepositories(workspaceId);
+  const deleteRepository = useDeleteRepository(workspaceId ?? '');
   const restoreRepository = useRestoreRepository(workspaceId ?? '');
   const [justDeleted, setJustDeleted] = useState<Repository>();
+  // the page, not the card, deletes: the card is gone from the list before the toast is shown
+  const remove = (repository: Repository) => deleteRepository.mutate(repository.id, { onSuccess: () => setJustDeleted(repository) });
   const dismissToast = useCallback(() => setJustDeleted(undefined), []);
   const restore = (repositoryId: string) => {
     setJustDeleted(undefined);
@@ -196,7 +197,13 @@ export default function WorkspaceRepositoriesPage() {
       ) : (
         <div className="pk-grid">
           {shown.map((repository) => (
-            <RepositoryCard key={repository.id} workspaceId={workspaceId} repository={repository} onDeleted={setJustDeleted} />
+            <RepositoryCard
+              key={repository.id}
+              workspaceId={workspaceId}
+              repository={repository}
+              deleting={deleteRepository.isPending && deleteRepository.variables === repository.id}
+              onDelete={remove}
+            />
           ))}
         </div>
       )}
@@ -210,18 +217,7 @@ export default function WorkspaceRepositoriesPage() {
         error={restoreRepository.error}
         onRestore={restore}
       />
-      {justDeleted && (
-        <Toast
-          key={justDeleted.id}
-          message={`Repository “${justDeleted.name}” deleted.`}
-          onDismiss={dismissToast}
-          action={
-            <Button size="sm" onClick={() => restore(justDeleted.id)}>
-              Undo
-            </Button>
-          }
-        />
-      )}
+      {justDeleted && <UndoToast key={justDeleted.id} what="Repository" item={justDeleted} onUndo={restore} onDismiss={dismissToast} />}
       <NewRepositoryDialog workspaceId={workspaceId} open={dialogOpen} onClose={() => setDialogOpen(false)} />
     </div>
   );

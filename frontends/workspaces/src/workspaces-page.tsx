@@ -11,7 +11,6 @@ import {
   PageHeader,
   SLUG_HINT,
   SLUG_PATTERN,
-  Toast,
   useCreateWorkspace,
   useDeletedWorkspaces,
   useDeleteWorkspace,
@@ -21,7 +20,7 @@ import {
 } from '@packyard/console-kit';
 import { type FormEvent, useCallback, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { RecentlyDeleted } from './recently-deleted';
+import { RecentlyDeleted, UndoToast } from './recently-deleted';
 
 function NewWorkspaceForm({ onDone }: { onDone: () => void }) {
   const createWorkspace = useCreateWorkspace();
@@ -85,8 +84,7 @@ function NewWorkspaceForm({ onDone }: { onDone: () => void }) {
   );
 }
 
-function WorkspaceCard({ workspace, onDeleted }: { workspace: Workspace; onDeleted: (workspace: Workspace) => void }) {
-  const deleteWorkspace = useDeleteWorkspace();
+function WorkspaceCard({ workspace, deleting, onDelete }: { workspace: Workspace; deleting: boolean; onDelete: (workspace: Workspace) => void }) {
   return (
     <Card as="article">
       <div className="pk-spread">
@@ -101,8 +99,8 @@ function WorkspaceCard({ workspace, onDeleted }: { workspace: Workspace; onDelet
           variant="danger"
           size="sm"
           icon="trash"
-          disabled={deleteWorkspace.isPending}
-          onClick={() => deleteWorkspace.mutate(workspace.id, { onSuccess: () => onDeleted(workspace) })}
+          disabled={deleting}
+          onClick={() => onDelete(workspace)}
         >
           Delete
         </Button>
@@ -130,8 +128,11 @@ function WorkspaceCard({ workspace, onDeleted }: { workspace: Workspace; onDelet
 export default function WorkspacesPage() {
   const workspaces = useWorkspaces();
   const deletedWorkspaces = useDeletedWorkspaces();
+  const deleteWorkspace = useDeleteWorkspace();
   const restoreWorkspace = useRestoreWorkspace();
   const [justDeleted, setJustDeleted] = useState<Workspace>();
+  // the page, not the card, deletes: the card is gone from the list before the toast is shown
+  const remove = (workspace: Workspace) => deleteWorkspace.mutate(workspace.id, { onSuccess: () => setJustDeleted(workspace) });
   const dismissToast = useCallback(() => setJustDeleted(undefined), []);
   const restore = (workspaceId: string) => {
     setJustDeleted(undefined);
@@ -181,7 +182,7 @@ export default function WorkspacesPage() {
       ) : (
         <div className="pk-grid">
           {workspaces.data.map((workspace) => (
-            <WorkspaceCard key={workspace.id} workspace={workspace} onDeleted={setJustDeleted} />
+            <WorkspaceCard key={workspace.id} workspace={workspace} deleting={deleteWorkspace.isPending && deleteWorkspace.variables === workspace.id} onDelete={remove} />
           ))}
         </div>
       )}
@@ -199,18 +200,7 @@ export default function WorkspacesPage() {
         error={restoreWorkspace.error}
         onRestore={restore}
       />
-      {justDeleted && (
-        <Toast
-          key={justDeleted.id}
-          message={`Workspace “${justDeleted.name}” deleted.`}
-          onDismiss={dismissToast}
-          action={
-            <Button size="sm" onClick={() => restore(justDeleted.id)}>
-              Undo
-            </Button>
-          }
-        />
-      )}
+      {justDeleted && <UndoToast key={justDeleted.id} what="Workspace" item={justDeleted} onUndo={restore} onDismiss={dismissToast} />}
     </div>
   );
 }
