@@ -59,15 +59,6 @@ export async function openBrowser(viewport: { width: number; height: number }): 
   };
 }
 
-/** Signs a registered user (password 'correct horse battery', as registerUser makes them) in through the login screen. */
-export async function signIn(page: Page, url: string, email: string): Promise<void> {
-  await page.goto(`${url}/login`);
-  await page.getByLabel('Email address').fill(email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await waitForPath(page, '/dashboard');
-}
-
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the page's path (and query) matches. */
@@ -111,4 +102,13 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await pause(250);
   const width = page.viewportSize()?.width ?? 0;
   await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
+}
+
+/** Signs in at `origin` through the login page as a user `registerUser` made (its password), and waits for the dashboard. */
+export async function signIn(page: Page, origin: string, email: string): Promise<void> {
+  await page.goto(`${origin}/login`);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await waitForPath(page, '/dashboard');
 }
