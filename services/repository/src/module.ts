@@ -1,10 +1,13 @@
 import { Histogram } from 'prom-client';
 import { busModule, defineModule, grpcClientsModule, grpcServerModule, httpServerModule, metricsModule, openModuleStores, startEventSourcing } from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
+import { AdvisoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
+import { advisoriesProjection } from './advisories/advisories.projection';
+import { advisoryHandlers } from './grpc/advisories.handlers';
 import { repositoryHandlers } from './grpc/repository.handlers';
 import { publishablePackagesProjection } from './packages/publishable-packages.projection';
 import { repositoriesProjection } from './projections/repositories.projection';
@@ -14,7 +17,7 @@ import { publishingHandlers } from './publishing/publishing.handlers';
 import { artifactEventsReaction, signingEventsReaction } from './reactions/inbox.reactions';
 import { workspaceDeletedReaction } from './reactions/workspace-deleted.reaction';
 
-const projections = [repositoriesProjection, publishablePackagesProjection, publicationsProjection];
+const projections = [repositoriesProjection, publishablePackagesProjection, publicationsProjection, advisoriesProjection];
 
 export const repositoryModule = defineModule({
   name: 'repository',
@@ -35,6 +38,7 @@ export const repositoryModule = defineModule({
     ctx.use(httpServerModule).addReadinessCheck('repository', es.ready);
     const clients = ctx.use(grpcClientsModule);
     ctx.use(grpcServerModule).server.add(RepositoryServiceDefinition, repositoryHandlers(es, clients.client(WorkspaceServiceDefinition, 'workspace')));
+    ctx.use(grpcServerModule).server.add(AdvisoryServiceDefinition, advisoryHandlers(es));
     const publishSeconds = new Histogram({
       name: 'packyard_repository_publish_seconds',
       help: 'Time to build, sign and publish the changed distributions of a repository, by kind.',

@@ -15,6 +15,7 @@ import type { ServiceImplementation } from 'nice-grpc';
 import { repositoriesDecider } from '../repositories/repositories.decider';
 import { isRepositoryIntegrationEvent, repositoriesStream } from '../repositories/repository.events';
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
+import { visibleRepository } from './visible-repository';
 
 const toRepository = (doc: RepositoryDocument): Repository => ({ ...doc });
 
@@ -24,14 +25,7 @@ export function repositoryHandlers(
 ): ServiceImplementation<typeof RepositoryServiceDefinition, CallerContext> {
   const repositories = es.readModels.collection<RepositoryDocument>(REPOSITORIES);
 
-  /** the caller's repository, or 404 whether it is missing or someone else's */
-  const visibleRepository = async (caller: Caller, id: string, workspaceId: string) => {
-    const doc = id ? await repositories.get(id) : undefined;
-    if (!doc || (workspaceId && doc.workspaceId !== workspaceId) || !callerMaySee(caller, { ownerId: doc.ownerId, repositoryId: doc.id })) {
-      throw notFound('PACKYARD_REPOSITORY_NOT_FOUND', 'Repository not found');
-    }
-    return doc;
-  };
+  const visible = (caller: Caller, id: string, workspaceId: string) => visibleRepository(repositories, caller, id, workspaceId);
 
   return {
     async createRepository(request, { caller }) {
@@ -58,7 +52,7 @@ export function repositoryHandlers(
         { isIntegration: isRepositoryIntegrationEvent, metadata: { caller } },
       );
       await es.caughtUp(result.lastPosition);
-      return toRepository(await visibleRepository(caller, repositoryId, workspace.id));
+      return toRepository(await visible(caller, repositoryId, workspace.id));
     },
 
     async listRepositories(request, { caller }) {
@@ -74,11 +68,11 @@ export function repositoryHandlers(
     },
 
     async getRepository(request, { caller }) {
-      return toRepository(await visibleRepository(caller, request.id, request.workspaceId));
+      return toRepository(await visible(caller, request.id, request.workspaceId));
     },
 
     async deleteRepository(request, { caller }) {
-      const doc = await visibleRepository(caller, request.id, request.workspaceId);
+      const doc = await visible(caller, request.id, request.workspaceId);
       const result = await handleCommand(
         es.events,
         repositoriesStream(doc.workspaceId),

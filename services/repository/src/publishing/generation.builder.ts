@@ -1,10 +1,13 @@
 import {
   buildPackagesIndex,
+  buildUpdateinfo,
   buildRelease,
   buildRepodata,
   byHashPaths,
   indexFile,
+  isVisibleIn,
   packagesForArchitecture,
+  parseDistribution,
   packagesStanza,
   publishedArchitectures,
   yumPackageFragments,
@@ -17,6 +20,7 @@ import {
   type RpmPackage,
   type YumPackageFragments,
 } from '@packyard/formats';
+import type { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
 import type { PublishablePackage } from '../packages/publishable-package';
 import { debComponents, poolPath, type PublishedRepository } from './publication-layout';
 
@@ -90,15 +94,19 @@ export class IndexEntryCache {
 /** A stable Origin/Label/Codename for the repository's life: apt refuses a Release whose Origin or Label changed. */
 export const releaseOrigin = (repository: PublishedRepository) => `Packyard ${repository.workspaceSlug}/${repository.name}`;
 
-/** Builds one distribution's metadata from the packages visible in it; `date` is the publication time. */
+/**
+ * Builds one distribution's metadata from the packages visible in it and (RPM) the
+ * repository's advisories; `date` is the publication time.
+ */
 export async function buildGeneration(
   repository: PublishedRepository,
   target: Distribution,
   packages: readonly PublishablePackage[],
   cache: IndexEntryCache,
   date: Date,
+  advisories: readonly Advisory[] = [],
 ): Promise<BuiltGeneration> {
-  return repository.kind === 'DEB' ? buildDeb(repository, target, packages, cache, date) : buildRpm(repository, target, packages, cache, date);
+  return repository.kind === 'DEB' ? buildDeb(repository, target, packages, cache, date) : buildRpm(repository, target, packages, cache, date, advisories);
 }
 
 async function buildDeb(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
@@ -136,12 +144,41 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
   return { metadata: [...metadata, signable], signable, aliases, pool };
 }
 
-async function buildRpm(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
+/**
+ * The advisories whose packages apply to `target` (their upload distribution is visible in
+ * it), each listing only those packages; oldest first, as dnf lists them.
+ */
+export function advisoriesFor(target: Distribution, advisories: readonly Advisory[]): Advisory[] {
+  return advisories
+    .map((advisory) => ({ ...advisory, packages: advisory.packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)) }))
+    .filter((advisory) => advisory.packages.length > 0)
+    .sort((a, b) => a.issuedAt.localeCompare(b.issuedAt) || a.id.localeCompare(b.id));
+}
+
+async function buildRpm(
+  repository: PublishedRepository,
+  target: Distribution,
+  packages: readonly PublishablePackage[],
+  cache: IndexEntryCache,
+  date: Date,
+  advisories: readonly Advisory[],
+): Promise<BuiltGeneration> {
   const fragments = packages.map((pkg) => cache.yumFragments(pkg));
   const pool = fragments.map(({ path }, index) => ({ path, pkg: packages[index] }));
   const seconds = Math.floor(date.getTime() / 1000);
   const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
-  const repodata = await buildRepodata(fragments, { revision: String(seconds), timestamp: seconds }, blocks);
+  const applying = advisoriesFor(target, advisories);
+  // like modifyrepo_c: only a repository with advisories lists an updateinfo
+  const additional = applying.length
+    ? [{
+        type: 'updateinfo',
+        xml: buildUpdateinfo(applying, {
+          from: releaseOrigin(repository),
+          collection: { short: `${target.distro}-${target.version}`, name: `${releaseOrigin(repository)} ${target.distro} ${target.version}` },
+        }),
+      }]
+    : [];
+  const repodata = await buildRepodata(fragments, { revision: String(seconds), timestamp: seconds, additional }, blocks);
   blocks.sweep();
   return { metadata: [...repodata.files, repodata.repomd], signable: repodata.repomd, aliases: [], pool };
 }

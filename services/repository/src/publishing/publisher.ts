@@ -5,10 +5,13 @@ import { isVisibleIn, parseDistribution, type Distribution } from '@packyard/for
 import { ConcurrencyError, isInboxEvent, loadAggregate, serviceCaller, type EventSourcing, type PackyardClient, type RecordedEvent, type Subscription } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
+import { ADVISORIES, type AdvisoryDocument } from '../advisories/advisories.projection';
+import type { AdvisoriesEvent } from '../advisories/advisory.events';
 import { PUBLISHABLE_PACKAGES } from '../packages/publishable-packages.projection';
 import { toPublishablePackage, type PublishablePackage } from '../packages/publishable-package';
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
@@ -54,6 +57,8 @@ const indexBlobPrefix = (repositoryId: string) => `indices/${repositoryId}`;
  */
 export class Publisher {
   private readonly packages = new Map<string, Map<string, PublishablePackage>>();
+  /** repository → advisory id → advisory (RPM repositories' updateinfo.xml) */
+  private readonly advisories = new Map<string, Map<string, Advisory>>();
   /** the repositories, from RepositoryCreated itself: a build never waits for the module's projections */
   private readonly repositories = new Map<string, PublishedRepository>();
   private readonly dirty = new Map<string, Work>();
@@ -80,6 +85,7 @@ export class Publisher {
     await es.caughtUp(from, 120_000);
     this.seenPosition = from;
     for (const pkg of await es.readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES).find({})) this.packagesOf(pkg.repositoryId).set(pkg.id, pkg);
+    for (const { advisory } of await es.readModels.collection<AdvisoryDocument>(ADVISORIES).find({})) this.advisoriesOf(advisory.repositoryId).set(advisory.id, advisory);
     // whatever happened while the module was down is published once now
     for (const doc of await es.readModels.collection<RepositoryDocument>(REPOSITORIES).find({})) {
       this.repositories.set(doc.id, toPublishedRepository(doc));
@@ -119,6 +125,26 @@ export class Publisher {
     return [...(this.currentGenerations.get(repositoryId) ?? [])].map(([distribution, generation]) => ({ distribution, generation }));
   }
 
+  private advisoriesOf(repositoryId: string): Map<string, Advisory> {
+    let advisories = this.advisories.get(repositoryId);
+    if (!advisories) {
+      advisories = new Map();
+      this.advisories.set(repositoryId, advisories);
+    }
+    return advisories;
+  }
+
+  /** an advisory created or deleted: the distributions its packages apply to are published again */
+  private followAdvisory(event: AdvisoriesEvent): void {
+    const advisory =
+      event.type === 'AdvisoryCreated' ? event.data.advisory! : this.advisories.get(event.data.repositoryId)?.get(event.data.advisoryId);
+    if (!advisory) return;
+    if (event.type === 'AdvisoryCreated') this.advisoriesOf(advisory.repositoryId).set(advisory.id, advisory);
+    else this.advisoriesOf(advisory.repositoryId).delete(advisory.id);
+    if (!this.repositories.has(advisory.repositoryId)) return;
+    for (const distribution of new Set(advisory.packages.map((pkg) => pkg.distribution))) this.mark(advisory.repositoryId, distribution);
+  }
+
   private packagesOf(repositoryId: string): Map<string, PublishablePackage> {
     let packages = this.packages.get(repositoryId);
     if (!packages) {
@@ -146,6 +172,8 @@ export class Publisher {
       const { repositoryId } = event.data as SigningKeysChanged;
       this.publicKeys.delete(repositoryId);
       if (this.repositories.has(repositoryId)) this.mark(repositoryId, undefined);
+    } else if (event.type === 'AdvisoryCreated' || event.type === 'AdvisoryDeleted') {
+      this.followAdvisory({ type: event.type, data: event.data } as AdvisoriesEvent);
     } else if (event.type === 'RepositoryCreated') {
       const data = event.data as RepositoryCreated;
       this.repositories.set(data.repositoryId, toPublishedRepository({ ...data, id: data.repositoryId }));
@@ -155,6 +183,7 @@ export class Publisher {
       for (const id of this.packages.get(repositoryId)?.keys() ?? []) this.cache.forget(id);
       this.cache.forgetRepository(repositoryId);
       this.packages.delete(repositoryId);
+      this.advisories.delete(repositoryId);
       this.repositories.delete(repositoryId);
       this.dirty.delete(repositoryId);
       this.published.delete(repositoryId);
@@ -202,10 +231,11 @@ export class Publisher {
       if (!repository) return;
       const targets = work.all ? publicationTargets(repository) : unique([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
       const packages = [...this.packagesOf(repositoryId).values()];
+      const advisories = [...(this.advisories.get(repositoryId)?.values() ?? [])];
       const started = performance.now();
       const date = new Date();
       await forEachLimited(targets, this.options.concurrency ?? 4, (target) =>
-        this.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), date),
+        this.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date),
       );
       logger.debug({ repositoryId, distributions: targets.length, packages: packages.length, ms: Math.round(performance.now() - started) }, 'indices published');
       this.options.onPublished?.(repository.kind, (performance.now() - started) / 1000);
@@ -220,10 +250,10 @@ export class Publisher {
     }
   }
 
-  private async publish(repository: PublishedRepository, target: Distribution, packages: PublishablePackage[], date: Date): Promise<void> {
+  private async publish(repository: PublishedRepository, target: Distribution, packages: PublishablePackage[], advisories: Advisory[], date: Date): Promise<void> {
     const distribution = targetKey(target);
     const stream = publicationStream(repository.id, distribution);
-    const built = await buildGeneration(repository, target, packages, this.cache, date);
+    const built = await buildGeneration(repository, target, packages, this.cache, date, advisories);
 
     // phase 1: every metadata file is stored before anything points at it; the signing
     // module signs those very bytes meanwhile (its signatures are recorded only in phase 2)
