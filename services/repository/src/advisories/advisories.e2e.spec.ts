@@ -90,6 +90,9 @@ describe.skipIf(noClients !== undefined)(`RPM advisories through updateinfo.xml$
     expect((await session.call('POST', advisories, { type: 'bugfix', title: 'x', packages: [{ ...pkg('errata-fixed'), distribution: 'ubuntu/noble' }] })).status).toBe(400);
     expect((await session.call('POST', `${repos}/${apt.id}/advisories`, { type: 'bugfix', title: 'x', packages: [pkg('errata-fixed')] })).body.message).toMatch(/RPM repositories only/);
     expect((await session.call('GET', `${advisories}/PKY-1999-0001`)).status).toBe(404);
+    const openapi = (await (await fetch(`${packyard.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(openapi.paths['/api/v1/workspaces/{workspaceId}/repos/{repoId}/advisories']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(openapi.paths['/api/v1/workspaces/{workspaceId}/repos/{repoId}/advisories/{advisoryId}']).sort()).toEqual(['delete', 'get']);
 
     // published: repomd.xml lists updateinfo, gzipped like modifyrepo_c writes it, and signed with the rest
     const auth = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
