@@ -5,6 +5,7 @@
 // are named, and the tests that need them report themselves skipped with the reason.
 // Exits non-zero only when an install was attempted and failed.
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 /** package → what needs it */
@@ -13,6 +14,7 @@ export const DEBIAN_TOOLS = {
   dnf: 'RPM client tests (dnf --installroot)',
   rpm: 'RPM client tests and rpm -K',
   zypper: 'RPM client tests (zypper)',
+  'dnf-plugins-core': 'dnf download --source in the source RPM test (its "local" plugin is switched off, see below)',
   debootstrap: 'APT client tests (a Debian root)',
   'apt-utils': 'golden APT indices (apt-ftparchive) and benchmarks',
   'createrepo-c': 'golden YUM metadata and benchmarks',
@@ -43,8 +45,30 @@ export function missingDebianTools() {
   return Object.keys(DEBIAN_TOOLS).filter((pkg) => !installed(pkg));
 }
 
+const DNF_LOCAL_PLUGIN_CONF = '/etc/dnf/plugins/local.conf';
+
+/**
+ * Debian's dnf-plugins-core ships dnf's "local" plugin switched on (Fedora packages it apart,
+ * off unless installed): it adds a `_dnf_local` repository without a key to every dnf run,
+ * so every install with gpgcheck=1 fails. The tests need the package for `dnf download`.
+ */
+function switchOffDnfLocalPlugin(log) {
+  if (process.getuid?.() !== 0 || !existsSync(DNF_LOCAL_PLUGIN_CONF)) return;
+  const conf = readFileSync(DNF_LOCAL_PLUGIN_CONF, 'utf8');
+  const off = conf.replace(/^(\[main\][^[]*?^enabled\s*=\s*)(true|1|yes)\b/im, '$1false');
+  if (off === conf) return;
+  writeFileSync(DNF_LOCAL_PLUGIN_CONF, off);
+  log(`switched off dnf's local plugin (${DNF_LOCAL_PLUGIN_CONF})`);
+}
+
 /** installs what is missing when it can; returns false when an install failed */
 export function ensureDebianTools({ log = console.log } = {}) {
+  const installedAll = installMissing(log);
+  switchOffDnfLocalPlugin(log);
+  return installedAll;
+}
+
+function installMissing(log) {
   const missing = missingDebianTools();
   if (missing.length === 0) return true;
   const listing = missing.map((pkg) => `  ${pkg}: ${DEBIAN_TOOLS[pkg]}`).join('\n');

@@ -15,6 +15,8 @@
 #   @STOCKED@          the distro/version pairs whose index held packages when the script was
 #                      served, space-separated; empty before the first upload
 #
+# The .repo file also names the source packages' repository (<name>-source, enabled=0): off
+# for installs, found by `dnf download --source` and `zypper source-install`.
 # Trust model: repo_gpgcheck=1 makes dnf/yum/zypper verify repodata/repomd.xml against the
 # repository key (which pins every package's SHA-256), and gpgcheck=1 (zypper:
 # pkg_gpgcheck=1) makes rpm verify each package's own header signature, made with the same
@@ -118,6 +120,16 @@ type=rpm-md
 repo_gpgcheck=1
 pkg_gpgcheck=1
 gpgkey=${PUBLIC_KEY_URL}
+
+[${FILE_STEM}-source]
+name=${REPOSITORY_NAME} (source packages)
+baseurl=${base_url}/SRPMS?credentials=${FILE_STEM}
+enabled=0
+autorefresh=1
+type=rpm-md
+repo_gpgcheck=1
+pkg_gpgcheck=1
+gpgkey=${PUBLIC_KEY_URL}
 REPO
   chmod 0644 "$repo_file"
 
@@ -144,6 +156,18 @@ else
 name=${REPOSITORY_NAME}
 baseurl=${base_url}
 enabled=1
+repo_gpgcheck=1
+gpgcheck=1
+gpgkey=${PUBLIC_KEY_URL}
+username=${TOKEN}
+password=
+skip_if_unavailable=False
+metadata_expire=300
+
+[${FILE_STEM}-source]
+name=${REPOSITORY_NAME} (source packages)
+baseurl=${base_url}/SRPMS
+enabled=0
 repo_gpgcheck=1
 gpgcheck=1
 gpgkey=${PUBLIC_KEY_URL}

@@ -331,22 +331,30 @@ export class Publisher {
     return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType, package: false };
   }
 
-  /** InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over repomd.xml and the key beside it (RPM) */
+  /**
+   * InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over each repomd.xml (the
+   * binary and the source packages' repository) and the key beside it (RPM)
+   */
   private async sign(repository: PublishedRepository, built: BuiltGeneration): Promise<{ path: string; bytes: Buffer; fingerprint: string }[]> {
-    const dir = built.signable.path.slice(0, built.signable.path.lastIndexOf('/'));
     const modes = repository.kind === 'DEB' ? ['clearsign', 'detached'] : ['detached-armored'];
-    const result = await this.options.signing.sign({ repositoryId: repository.id, data: built.signable.bytes, modes }, { caller: REPOSITORY_CALLER });
-    const fingerprint = result.keyFingerprint;
-    if (repository.kind === 'DEB') {
-      return [
-        { path: `${dir}/InRelease`, bytes: Buffer.from(result.clearsigned), fingerprint },
-        { path: `${dir}/Release.gpg`, bytes: Buffer.from(result.detached), fingerprint },
-      ];
-    }
-    return [
-      { path: `${built.signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
-      { path: `${built.signable.path}.key`, bytes: Buffer.from(await this.publicKey(repository.id), 'utf8'), fingerprint },
-    ];
+    const signed = await Promise.all(
+      built.signables.map(async (signable) => {
+        const result = await this.options.signing.sign({ repositoryId: repository.id, data: signable.bytes, modes }, { caller: REPOSITORY_CALLER });
+        const fingerprint = result.keyFingerprint;
+        if (repository.kind === 'DEB') {
+          const dir = signable.path.slice(0, signable.path.lastIndexOf('/'));
+          return [
+            { path: `${dir}/InRelease`, bytes: Buffer.from(result.clearsigned), fingerprint },
+            { path: `${dir}/Release.gpg`, bytes: Buffer.from(result.detached), fingerprint },
+          ];
+        }
+        return [
+          { path: `${signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
+          { path: `${signable.path}.key`, bytes: Buffer.from(await this.publicKey(repository.id), 'utf8'), fingerprint },
+        ];
+      }),
+    );
+    return signed.flat();
   }
 
   private publicKey(repositoryId: string): Promise<string> {
