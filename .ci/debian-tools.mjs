@@ -5,8 +5,10 @@
 // are named, and the tests that need them report themselves skipped with the reason.
 // Exits non-zero only when an install was attempted and failed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** package → what needs it */
 export const DEBIAN_TOOLS = {
@@ -14,7 +16,6 @@ export const DEBIAN_TOOLS = {
   dnf: 'RPM client tests (dnf --installroot)',
   rpm: 'RPM client tests and rpm -K',
   zypper: 'RPM client tests (zypper)',
-  'dnf-plugins-core': 'dnf download --source in the source RPM test (its "local" plugin is switched off, see below)',
   debootstrap: 'APT client tests (a Debian root)',
   'apt-utils': 'golden APT indices (apt-ftparchive) and benchmarks',
   'createrepo-c': 'golden YUM metadata and benchmarks',
@@ -37,6 +38,39 @@ export const DEBIAN_TOOLS = {
   gcc: 'builds the mock Kafka broker',
 };
 
+/**
+ * package → what needs it: packages that cannot be installed beside the ones above, so their
+ * files are unpacked (apt-get download, dpkg-deb -x; no root needed) under UNPACKED_DIR/<package>
+ * and used from there. dnf-plugins-core declares Breaks: zypper.
+ */
+export const UNPACKED_DEBIAN_TOOLS = {
+  'dnf-plugins-core': 'dnf download --source in the source RPM test (dnf runs with its download plugin from here)',
+};
+export const UNPACKED_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.cache', 'packyard-debian');
+
+/** fetches and unpacks what is not unpacked yet; returns false when that failed */
+export function unpackDebianTools({ log = console.log } = {}) {
+  let ok = true;
+  for (const pkg of Object.keys(UNPACKED_DEBIAN_TOOLS).filter((name) => !existsSync(join(UNPACKED_DIR, name)))) {
+    const work = mkdtempSync(join(tmpdir(), 'packyard-unpack-'));
+    try {
+      const fetched = spawnSync('apt-get', ['download', '-qq', pkg], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
+      const deb = readdirSync(work).find((name) => name.endsWith('.deb'));
+      if (fetched.status !== 0 || !deb || spawnSync('dpkg-deb', ['-x', deb, 'root'], { cwd: work, stdio: 'inherit' }).status !== 0) {
+        log(`could not fetch and unpack ${pkg}; the tests that need it are skipped`);
+        ok = false;
+        continue;
+      }
+      mkdirSync(UNPACKED_DIR, { recursive: true });
+      renameSync(join(work, 'root'), join(UNPACKED_DIR, pkg));
+      log(`unpacked ${pkg} into ${join(UNPACKED_DIR, pkg)}`);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  return ok;
+}
+
 const installed = (pkg) =>
   spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed') ?? false;
 
@@ -45,30 +79,8 @@ export function missingDebianTools() {
   return Object.keys(DEBIAN_TOOLS).filter((pkg) => !installed(pkg));
 }
 
-const DNF_LOCAL_PLUGIN_CONF = '/etc/dnf/plugins/local.conf';
-
-/**
- * Debian's dnf-plugins-core ships dnf's "local" plugin switched on (Fedora packages it apart,
- * off unless installed): it adds a `_dnf_local` repository without a key to every dnf run,
- * so every install with gpgcheck=1 fails. The tests need the package for `dnf download`.
- */
-function switchOffDnfLocalPlugin(log) {
-  if (process.getuid?.() !== 0 || !existsSync(DNF_LOCAL_PLUGIN_CONF)) return;
-  const conf = readFileSync(DNF_LOCAL_PLUGIN_CONF, 'utf8');
-  const off = conf.replace(/^(\[main\][^[]*?^enabled\s*=\s*)(true|1|yes)\b/im, '$1false');
-  if (off === conf) return;
-  writeFileSync(DNF_LOCAL_PLUGIN_CONF, off);
-  log(`switched off dnf's local plugin (${DNF_LOCAL_PLUGIN_CONF})`);
-}
-
 /** installs what is missing when it can; returns false when an install failed */
 export function ensureDebianTools({ log = console.log } = {}) {
-  const installedAll = installMissing(log);
-  switchOffDnfLocalPlugin(log);
-  return installedAll;
-}
-
-function installMissing(log) {
   const missing = missingDebianTools();
   if (missing.length === 0) return true;
   const listing = missing.map((pkg) => `  ${pkg}: ${DEBIAN_TOOLS[pkg]}`).join('\n');
@@ -88,4 +100,4 @@ function installMissing(log) {
   return true;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exit(ensureDebianTools() ? 0 : 1);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exit([ensureDebianTools(), unpackDebianTools()].every(Boolean) ? 0 : 1);

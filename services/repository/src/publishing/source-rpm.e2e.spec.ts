@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,15 +10,14 @@ import { parseRpm } from '@packyard/formats';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { runCommand } from '@packyard/testing/clients/run-command';
 import { toolsUnavailable } from '@packyard/testing/servers/daemon';
-import { buildRpm, buildSourceRpm, dnf, dnfRoot, installWithRpmScript, startPackyard, waitFor, type RpmRoot, type RunningPackyard } from '@packyard/testing';
+import { buildRpm, buildSourceRpm, dnf, dnfDownload, dnfDownloadUnavailable, dnfRoot, installWithRpmScript, startPackyard, waitFor, type RpmRoot, type RunningPackyard } from '@packyard/testing';
 
 // A .src.rpm as a packager ships it: uploaded beside its binary package, signed like it, and
 // published in the distribution's source repository (SRPMS/), which the install script's
 // [<name>-source] section names; `dnf download --source` fetches it from there.
 
 const missing = toolsUnavailable(['dnf', 'rpm', 'rpmbuild', 'curl'], ['dnf', 'rpm', 'curl']);
-// `dnf download` is a plugin of dnf-plugins-core
-const noDownload = missing ?? (spawnSync('dnf', ['download', '--help']).status === 0 ? undefined : 'dnf download not available (Debian package dnf-plugins-core)');
+const noDownload = missing ?? dnfDownloadUnavailable();
 const skipped = noDownload ? ` (skipped: ${noDownload})` : '';
 
 describe.skipIf(noDownload !== undefined)(`source RPMs${skipped}`, () => {
@@ -76,7 +74,7 @@ describe.skipIf(noDownload !== undefined)(`source RPMs${skipped}`, () => {
     expect((await runCommand('rpm', ['--root', root.path, '-q', '--qf', '%{ARCH}', 'srcdemo'])).stdout).toBe('noarch');
 
     const downloads = join(work, 'downloads');
-    const download = await dnf(root, ['download', '--source', '--destdir', downloads, 'srcdemo']);
+    const download = await dnfDownload(root, ['--source', '--destdir', downloads, 'srcdemo']);
     expect(download.stderr).not.toMatch(/error/i);
     expect(download.code).toBe(0);
     expect(await readdir(downloads)).toEqual(['srcdemo-1.0-1.src.rpm']);
