@@ -126,12 +126,7 @@ export class Publisher {
   }
 
   private advisoriesOf(repositoryId: string): Map<string, Advisory> {
-    let advisories = this.advisories.get(repositoryId);
-    if (!advisories) {
-      advisories = new Map();
-      this.advisories.set(repositoryId, advisories);
-    }
-    return advisories;
+    return innerMap(this.advisories, repositoryId);
   }
 
   /** an advisory created or deleted: the distributions its packages apply to are published again */
@@ -146,12 +141,7 @@ export class Publisher {
   }
 
   private packagesOf(repositoryId: string): Map<string, PublishablePackage> {
-    let packages = this.packages.get(repositoryId);
-    if (!packages) {
-      packages = new Map();
-      this.packages.set(repositoryId, packages);
-    }
-    return packages;
+    return innerMap(this.packages, repositoryId);
   }
 
   private async follow(event: RecordedEvent): Promise<void> {
@@ -378,6 +368,13 @@ const toPublishedRepository = (doc: Omit<PublishedRepository, 'kind'> & { kind: 
   codename: doc.codename,
   component: doc.component,
 });
+
+/** the map kept under `key`, made empty on first use */
+function innerMap<K, V>(outer: Map<string, Map<K, V>>, key: string): Map<K, V> {
+  let inner = outer.get(key);
+  if (!inner) outer.set(key, (inner = new Map()));
+  return inner;
+}
 
 const unique = (targets: Distribution[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
 
