@@ -24,18 +24,22 @@ describe.skipIf(noClients !== undefined)(`RPM advisories through updateinfo.xml$
   let packyard: RunningPackyard;
   let session: ApiSession;
   let work: string;
+  let dataDir: string;
   const roots: RpmRoot[] = [];
   /** what the dnf test published, for the zypper one */
-  let published: { client: RpmRepository; securityId: string } | undefined;
+  let published: { client: RpmRepository; securityId: string; token: string } | undefined;
 
   beforeAll(async () => {
     packyard = await startPackyard();
+    // kept for the restart, and removed here at the end since the restarted program does not own it
+    dataDir = packyard.dataDir;
     session = await registerUser(packyard);
     work = await mkdtemp(join(tmpdir(), 'packyard-advisories-'));
   }, 60_000);
   afterAll(async () => {
     await Promise.all(roots.map((root) => root.cleanup()));
     await packyard?.dispose();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
     if (work) await rm(work, { recursive: true, force: true });
   });
 
@@ -43,6 +47,13 @@ describe.skipIf(noClients !== undefined)(`RPM advisories through updateinfo.xml$
     const answer = await session.call<T>(method, path, body);
     if (!status.includes(answer.status)) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     return answer.body;
+  };
+  /** the updateinfo.xml the edge serves for the distribution at `baseUrl` ('' when repomd.xml lists none) */
+  const servedUpdateinfo = async (baseUrl: string, token: string) => {
+    const auth = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
+    const repomd = await (await fetch(`${baseUrl}/repodata/repomd.xml`, { headers: auth })).text();
+    const href = /<data type="updateinfo">[\s\S]*?<location href="([^"]+)"/.exec(repomd)?.[1];
+    return href ? gunzipSync(Buffer.from(await (await fetch(`${baseUrl}/${href}`, { headers: auth })).arrayBuffer())).toString() : '';
   };
   const installed = async (root: RpmRoot, name: string) => (await runCommand('rpm', ['--root', root.path, '-q', '--qf', '%{VERSION}', name])).stdout;
 
@@ -97,12 +108,8 @@ describe.skipIf(noClients !== undefined)(`RPM advisories through updateinfo.xml$
     expect(Object.keys(openapi.paths['/api/v1/workspaces/{workspaceId}/repos/{repoId}/advisories/{advisoryId}']).sort()).toEqual(['delete', 'get']);
 
     // published: repomd.xml lists updateinfo, gzipped like modifyrepo_c writes it, and signed with the rest
-    const auth = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
     const updateinfo = await waitFor('updateinfo.xml with both advisories', async () => {
-      const repomd = await (await fetch(`${client.baseUrl}/repodata/repomd.xml`, { headers: auth })).text();
-      const href = /<data type="updateinfo">[\s\S]*?<location href="([^"]+)"/.exec(repomd)?.[1];
-      if (!href) return undefined;
-      const xml = gunzipSync(Buffer.from(await (await fetch(`${client.baseUrl}/${href}`, { headers: auth })).arrayBuffer())).toString();
+      const xml = await servedUpdateinfo(client.baseUrl, token);
       return xml.includes('ERRATA-BUG-1') && xml.includes(security.id) ? xml : undefined;
     }, { timeoutMs: 30_000 });
     expect(updateinfo).toContain('<reference href="https://www.cve.org/CVERecord?id=CVE-2026-12345" id="CVE-2026-12345" type="cve" title="CVE-2026-12345"/>');
@@ -128,16 +135,14 @@ describe.skipIf(noClients !== undefined)(`RPM advisories through updateinfo.xml$
     await call('DELETE', `${advisories}/ERRATA-BUG-1`);
     expect((await session.call('GET', `${advisories}/ERRATA-BUG-1`)).status).toBe(404);
     await waitFor('updateinfo.xml without the bugfix advisory', async () => {
-      const repomd = await (await fetch(`${client.baseUrl}/repodata/repomd.xml`, { headers: auth })).text();
-      const href = /<data type="updateinfo">[\s\S]*?<location href="([^"]+)"/.exec(repomd)?.[1];
-      const xml = href ? gunzipSync(Buffer.from(await (await fetch(`${client.baseUrl}/${href}`, { headers: auth })).arrayBuffer())).toString() : '';
+      const xml = await servedUpdateinfo(client.baseUrl, token);
       return xml.includes(security.id) && !xml.includes('ERRATA-BUG-1') ? true : undefined;
     }, { timeoutMs: 30_000 });
     const after = await dnf(root, ['--refresh', 'updateinfo', 'list', '--all']);
     expect(after.code).toBe(0);
     expect(after.stdout).not.toContain('ERRATA-BUG-1');
 
-    published = { client, securityId: security.id };
+    published = { client, securityId: security.id, token };
   }, 400_000);
 
   it.skipIf(noZypper !== undefined)(`zypper reads the same updateinfo.xml as patches${skipped(noZypper)}`, async () => {
@@ -149,4 +154,20 @@ describe.skipIf(noClients !== undefined)(`RPM advisories through updateinfo.xml$
     expect(patches.code).toBe(0);
     expect(patches.stdout).toMatch(new RegExp(`${published!.securityId}\\s*\\|\\s*security\\s*\\|\\s*important`));
   }, 120_000);
+
+  it('publishes the same advisories after a restart (the publisher loads them from its read model)', async () => {
+    expect(published).toBeDefined();
+    const { client, token, securityId } = published!;
+    const repomd = async (baseUrl: string) =>
+      (await fetch(`${baseUrl}/repodata/repomd.xml`, { headers: { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` } })).text();
+    const before = await repomd(client.baseUrl);
+    await packyard.stop();
+    packyard = await startPackyard({ dataDir });
+    // the same repository at the restarted program's port; a start publishes every distribution again
+    const baseUrl = client.baseUrl.replace(/^https?:\/\/[^/]+/, packyard.url);
+    await waitFor('a publication made after the restart', async () => ((await repomd(baseUrl)) !== before ? true : undefined), { timeoutMs: 60_000 });
+    const xml = await servedUpdateinfo(baseUrl, token);
+    expect(xml).toContain(`<id>${securityId}</id>`);
+    expect(xml).not.toContain('ERRATA-BUG-1');
+  }, 180_000);
 });
