@@ -25,8 +25,17 @@ interface JsonSchema {
 let packyard: RunningPackyard;
 let alice: ApiSession;
 let bob: ApiSession;
-const bobs: Record<'workspace' | 'repo' | 'repoToken' | 'accessToken' | 'package' | 'session' | 'rpmRepo' | 'advisory', string> = {
-  workspace: '', repo: '', repoToken: '', accessToken: '', package: '', session: '', rpmRepo: '', advisory: '',
+const bobs: Record<'workspace' | 'repo' | 'repoToken' | 'accessToken' | 'package' | 'session' | 'webhook' | 'delivery' | 'rpmRepo' | 'advisory', string> = {
+  workspace: '',
+  repo: '',
+  repoToken: '',
+  accessToken: '',
+  package: '',
+  session: '',
+  webhook: '',
+  delivery: '',
+  rpmRepo: '',
+  advisory: '',
 };
 const credentials: { name: string; bearer: string; scopes: Scope[] }[] = [];
 
@@ -57,6 +66,8 @@ function withBobsIds(path: string): string {
       if (owner === 'tokens') return bobs.accessToken;
       if (/^packages?(Id)?$/.test(owner)) return bobs.package;
       if (owner === 'sessions') return bobs.session;
+      if (owner === 'webhookId') return bobs.webhook;
+      if (owner === 'deliveryId') return bobs.delivery;
       if (owner === 'advisoryId') return bobs.advisory;
       throw new Error(`no id of Bob's for {${param}} in ${path}`);
     })
@@ -104,6 +115,8 @@ beforeAll(async () => {
   const uploaded = await fetch(`${packyard.url}/api/v1/workspaces/${bobs.workspace}/repos/${bobs.repo}/upload`, { method: 'POST', headers: { authorization: `Bearer ${bob.bearer}` }, body: form });
   bobs.package = ((await uploaded.json()) as { id: string }).id;
   bobs.session = (await bob.call('GET', '/user/sessions')).body[0].id;
+  bobs.webhook = (await bob.call('POST', `/workspaces/${bobs.workspace}/webhooks`, { url: 'http://127.0.0.1:9/bob', events: ['token.revoked'] })).body.id;
+  bobs.delivery = (await bob.call('POST', `/workspaces/${bobs.workspace}/webhooks/${bobs.webhook}/ping`)).body.id;
   // advisories live in RPM repositories: their routes are probed with Bob's RPM repository and its advisory
   bobs.rpmRepo = (await bob.call('POST', `/workspaces/${bobs.workspace}/repos`, { name: 'rpm', kind: 'RPM' })).body.id;
   const advisory = { type: 'bugfix', title: 'probe', packages: [{ name: 'probe', version: '1', release: '1', arch: 'noarch', distribution: 'el/9' }] };

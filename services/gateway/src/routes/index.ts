@@ -12,6 +12,7 @@ import { snippetsRoutes } from './snippets.routes';
 import { tokensRoutes } from './tokens.routes';
 import { uploadRoutes } from './upload.routes';
 import { usageRoutes } from './usage.routes';
+import { webhooksRoutes } from './webhooks.routes';
 import { userRoutes } from './user.routes';
 import { workspacesRoutes } from './workspaces.routes';
 
@@ -29,6 +30,7 @@ export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [
   retentionRoutes,
   advisoriesRoutes,
   auditRoutes,
+  webhooksRoutes,
 ];
 
 /** Routes under `/api` that need no bearer token (sign-in, install scripts). */
