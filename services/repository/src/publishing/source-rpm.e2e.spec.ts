@@ -94,6 +94,9 @@ describe.skipIf(noDownload !== undefined)(`source RPMs${skipped}`, () => {
     const binaryPrimaryHref = /<data type="primary">[\s\S]*?<location href="([^"]+)"/.exec(binaryRepomd)![1];
     const binaryPrimary = gunzipSync(Buffer.from(await (await fetch(`${snippets.repositoryUrl}/el/9/${binaryPrimaryHref}`, { headers: auth })).arrayBuffer())).toString();
     expect(binaryPrimary).not.toContain('<arch>src</arch>');
+    // where the console's Packages tab links it
+    const served = await fetch(`${sourceRoot}/Packages/el/9/s/srcdemo-1.0-1.src.rpm`, { headers: auth });
+    expect(Buffer.from(await served.arrayBuffer()).equals(fetched)).toBe(true);
 
     // rpm -K with the repository's key: the signature and every digest check out
     const keyring = await mkdtemp(join(work, 'rpmdb-'));
