@@ -16,10 +16,13 @@ import {
   startEventSourcing,
 } from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
+import { AdvisoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
+import { advisoriesProjection } from './advisories/advisories.projection';
+import { advisoryHandlers } from './grpc/advisories.handlers';
 import { repositoryHandlers } from './grpc/repository.handlers';
 import { publishablePackagesProjection } from './packages/publishable-packages.projection';
 import { DELETED_REPOSITORIES, repositoriesProjection, type DeletedRepositoryDocument } from './projections/repositories.projection';
@@ -31,7 +34,7 @@ import { workspaceEventsReaction } from './reactions/workspace-events.reaction';
 import { repositoriesDecider } from './repositories/repositories.decider';
 import { isRepositoryIntegrationEvent, repositoriesStream } from './repositories/repository.events';
 
-const projections = [repositoriesProjection, publishablePackagesProjection, publicationsProjection];
+const projections = [repositoriesProjection, publishablePackagesProjection, publicationsProjection, advisoriesProjection];
 
 export const REPOSITORY_SETTINGS = defineSettings({
   deletionGraceSeconds: DELETION_GRACE_SETTING,
@@ -59,6 +62,7 @@ export const repositoryModule = defineModule({
     const clients = ctx.use(grpcClientsModule);
     const settings = ctx.settings(REPOSITORY_SETTINGS);
     ctx.use(grpcServerModule).server.add(RepositoryServiceDefinition, repositoryHandlers(es, clients.client(WorkspaceServiceDefinition, 'workspace'), settings));
+    ctx.use(grpcServerModule).server.add(AdvisoryServiceDefinition, advisoryHandlers(es));
     // RepositoryPurged → artifact deletes its packages and frees their bytes, token revokes its
     // tokens, signing destroys its keys, the publisher drops its indices, delivery forgets it
     const purges = new DeadlineSweeper<DeletedRepositoryDocument>({

@@ -14,5 +14,6 @@ export * from './apt/packages-index.writer';
 export * from './apt/release.writer';
 export * from './yum/yum-package.fragments';
 export * from './yum/repodata.writer';
+export * from './yum/updateinfo.writer';
 export * from './distributions';
 export * from './common/version-order';

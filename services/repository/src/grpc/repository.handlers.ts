@@ -15,6 +15,7 @@ import type { ServiceImplementation } from 'nice-grpc';
 import { repositoriesDecider } from '../repositories/repositories.decider';
 import { isRepositoryIntegrationEvent, repositoriesStream } from '../repositories/repository.events';
 import { DELETED_REPOSITORIES, REPOSITORIES, type DeletedRepositoryDocument, type RepositoryDocument } from '../projections/repositories.projection';
+import { visibleRepository } from './visible-repository';
 
 const toRepository = (doc: RepositoryDocument): Repository => ({ ...doc });
 const toDeletedRepository = ({ deletedAt, purgeAt, withWorkspace: _withWorkspace, ...doc }: DeletedRepositoryDocument) => ({ repository: toRepository(doc), deletedAt, purgeAt });
@@ -27,14 +28,7 @@ export function repositoryHandlers(
   const repositories = es.readModels.collection<RepositoryDocument>(REPOSITORIES);
   const deletedRepositories = es.readModels.collection<DeletedRepositoryDocument>(DELETED_REPOSITORIES);
 
-  /** the caller's repository, or 404 whether it is missing or someone else's */
-  const visibleRepository = async (caller: Caller, id: string, workspaceId: string) => {
-    const doc = id ? await repositories.get(id) : undefined;
-    if (!doc || (workspaceId && doc.workspaceId !== workspaceId) || !callerMaySee(caller, { ownerId: doc.ownerId, repositoryId: doc.id })) {
-      throw notFound('PACKYARD_REPOSITORY_NOT_FOUND', 'Repository not found');
-    }
-    return doc;
-  };
+  const visible = (caller: Caller, id: string, workspaceId: string) => visibleRepository(repositories, caller, id, workspaceId);
 
   return {
     async createRepository(request, { caller }) {
@@ -61,7 +55,7 @@ export function repositoryHandlers(
         { isIntegration: isRepositoryIntegrationEvent, metadata: { caller } },
       );
       await es.caughtUp(result.lastPosition);
-      return toRepository(await visibleRepository(caller, repositoryId, workspace.id));
+      return toRepository(await visible(caller, repositoryId, workspace.id));
     },
 
     async listRepositories(request, { caller }) {
@@ -77,11 +71,11 @@ export function repositoryHandlers(
     },
 
     async getRepository(request, { caller }) {
-      return toRepository(await visibleRepository(caller, request.id, request.workspaceId));
+      return toRepository(await visible(caller, request.id, request.workspaceId));
     },
 
     async deleteRepository(request, { caller }) {
-      const doc = await visibleRepository(caller, request.id, request.workspaceId);
+      const doc = await visible(caller, request.id, request.workspaceId);
       const now = new Date();
       const purgeAt = new Date(now.getTime() + settings.deletionGraceSeconds * 1000).toISOString();
       const result = await handleCommand(
@@ -115,7 +109,7 @@ export function repositoryHandlers(
         { isIntegration: isRepositoryIntegrationEvent, metadata: { caller } },
       );
       await es.caughtUp(result.lastPosition);
-      return toRepository(await visibleRepository(caller, doc.id, doc.workspaceId));
+      return toRepository(await visible(caller, doc.id, doc.workspaceId));
     },
 
     async resolveRepository(request) {

@@ -5,10 +5,13 @@ import { isVisibleIn, parseDistribution, type Distribution } from '@packyard/for
 import { ConcurrencyError, isInboxEvent, loadAggregate, serviceCaller, type EventSourcing, type PackyardClient, type RecordedEvent, type Subscription } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import type { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
+import { ADVISORIES, type AdvisoryDocument } from '../advisories/advisories.projection';
+import type { AdvisoriesEvent } from '../advisories/advisory.events';
 import { PUBLISHABLE_PACKAGES } from '../packages/publishable-packages.projection';
 import { toPublishablePackage, type PublishablePackage } from '../packages/publishable-package';
 import { DELETED_REPOSITORIES, REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
@@ -54,6 +57,8 @@ const indexBlobPrefix = (repositoryId: string) => `indices/${repositoryId}`;
  */
 export class Publisher {
   private readonly packages = new Map<string, Map<string, PublishablePackage>>();
+  /** repository → advisory id → advisory (RPM repositories' updateinfo.xml) */
+  private readonly advisories = new Map<string, Map<string, Advisory>>();
   /** the repositories, from RepositoryCreated itself: a build never waits for the module's projections */
   private readonly repositories = new Map<string, PublishedRepository>();
   /** deleted ones in their grace period: not built, their packages and published indices kept for a restoration */
@@ -82,6 +87,7 @@ export class Publisher {
     await es.caughtUp(from, 120_000);
     this.seenPosition = from;
     for (const pkg of await es.readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES).find({})) this.packagesOf(pkg.repositoryId).set(pkg.id, pkg);
+    for (const { advisory } of await es.readModels.collection<AdvisoryDocument>(ADVISORIES).find({})) this.advisoriesOf(advisory.repositoryId).set(advisory.id, advisory);
     // whatever happened while the module was down is published once now
     for (const doc of await es.readModels.collection<RepositoryDocument>(REPOSITORIES).find({})) {
       this.repositories.set(doc.id, toPublishedRepository(doc));
@@ -122,13 +128,23 @@ export class Publisher {
     return [...(this.currentGenerations.get(repositoryId) ?? [])].map(([distribution, generation]) => ({ distribution, generation }));
   }
 
+  private advisoriesOf(repositoryId: string): Map<string, Advisory> {
+    return innerMap(this.advisories, repositoryId);
+  }
+
+  /** an advisory created or deleted: the distributions its packages apply to are published again */
+  private followAdvisory(event: AdvisoriesEvent): void {
+    const advisory =
+      event.type === 'AdvisoryCreated' ? event.data.advisory! : this.advisories.get(event.data.repositoryId)?.get(event.data.advisoryId);
+    if (!advisory) return;
+    if (event.type === 'AdvisoryCreated') this.advisoriesOf(advisory.repositoryId).set(advisory.id, advisory);
+    else this.advisoriesOf(advisory.repositoryId).delete(advisory.id);
+    if (!this.repositories.has(advisory.repositoryId)) return;
+    for (const distribution of new Set(advisory.packages.map((pkg) => pkg.distribution))) this.mark(advisory.repositoryId, distribution);
+  }
+
   private packagesOf(repositoryId: string): Map<string, PublishablePackage> {
-    let packages = this.packages.get(repositoryId);
-    if (!packages) {
-      packages = new Map();
-      this.packages.set(repositoryId, packages);
-    }
-    return packages;
+    return innerMap(this.packages, repositoryId);
   }
 
   private async follow(event: RecordedEvent): Promise<void> {
@@ -149,6 +165,8 @@ export class Publisher {
       const { repositoryId } = event.data as SigningKeysChanged;
       this.publicKeys.delete(repositoryId);
       if (this.repositories.has(repositoryId)) this.mark(repositoryId, undefined);
+    } else if (event.type === 'AdvisoryCreated' || event.type === 'AdvisoryDeleted') {
+      this.followAdvisory({ type: event.type, data: event.data } as AdvisoriesEvent);
     } else if (event.type === 'RepositoryCreated') {
       const data = event.data as RepositoryCreated;
       this.repositories.set(data.repositoryId, toPublishedRepository({ ...data, id: data.repositoryId }));
@@ -175,6 +193,7 @@ export class Publisher {
       for (const id of this.packages.get(repositoryId)?.keys() ?? []) this.cache.forget(id);
       this.cache.forgetRepository(repositoryId);
       this.packages.delete(repositoryId);
+      this.advisories.delete(repositoryId);
       this.repositories.delete(repositoryId);
       this.dirty.delete(repositoryId);
       this.published.delete(repositoryId);
@@ -222,10 +241,11 @@ export class Publisher {
       if (!repository) return;
       const targets = work.all ? publicationTargets(repository) : unique([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
       const packages = [...this.packagesOf(repositoryId).values()];
+      const advisories = [...(this.advisories.get(repositoryId)?.values() ?? [])];
       const started = performance.now();
       const date = new Date();
       await forEachLimited(targets, this.options.concurrency ?? 4, (target) =>
-        this.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), date),
+        this.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date),
       );
       logger.debug({ repositoryId, distributions: targets.length, packages: packages.length, ms: Math.round(performance.now() - started) }, 'indices published');
       this.options.onPublished?.(repository.kind, (performance.now() - started) / 1000);
@@ -240,10 +260,10 @@ export class Publisher {
     }
   }
 
-  private async publish(repository: PublishedRepository, target: Distribution, packages: PublishablePackage[], date: Date): Promise<void> {
+  private async publish(repository: PublishedRepository, target: Distribution, packages: PublishablePackage[], advisories: Advisory[], date: Date): Promise<void> {
     const distribution = targetKey(target);
     const stream = publicationStream(repository.id, distribution);
-    const built = await buildGeneration(repository, target, packages, this.cache, date);
+    const built = await buildGeneration(repository, target, packages, this.cache, date, advisories);
 
     // phase 1: every metadata file is stored before anything points at it; the signing
     // module signs those very bytes meanwhile (its signatures are recorded only in phase 2)
@@ -321,22 +341,30 @@ export class Publisher {
     return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType, package: false };
   }
 
-  /** InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over repomd.xml and the key beside it (RPM) */
+  /**
+   * InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over each repomd.xml (the
+   * binary and the source packages' repository) and the key beside it (RPM)
+   */
   private async sign(repository: PublishedRepository, built: BuiltGeneration): Promise<{ path: string; bytes: Buffer; fingerprint: string }[]> {
-    const dir = built.signable.path.slice(0, built.signable.path.lastIndexOf('/'));
     const modes = repository.kind === 'DEB' ? ['clearsign', 'detached'] : ['detached-armored'];
-    const result = await this.options.signing.sign({ repositoryId: repository.id, data: built.signable.bytes, modes }, { caller: REPOSITORY_CALLER });
-    const fingerprint = result.keyFingerprint;
-    if (repository.kind === 'DEB') {
-      return [
-        { path: `${dir}/InRelease`, bytes: Buffer.from(result.clearsigned), fingerprint },
-        { path: `${dir}/Release.gpg`, bytes: Buffer.from(result.detached), fingerprint },
-      ];
-    }
-    return [
-      { path: `${built.signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
-      { path: `${built.signable.path}.key`, bytes: Buffer.from(await this.publicKey(repository.id), 'utf8'), fingerprint },
-    ];
+    const signed = await Promise.all(
+      built.signables.map(async (signable) => {
+        const result = await this.options.signing.sign({ repositoryId: repository.id, data: signable.bytes, modes }, { caller: REPOSITORY_CALLER });
+        const fingerprint = result.keyFingerprint;
+        if (repository.kind === 'DEB') {
+          const dir = signable.path.slice(0, signable.path.lastIndexOf('/'));
+          return [
+            { path: `${dir}/InRelease`, bytes: Buffer.from(result.clearsigned), fingerprint },
+            { path: `${dir}/Release.gpg`, bytes: Buffer.from(result.detached), fingerprint },
+          ];
+        }
+        return [
+          { path: `${signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
+          { path: `${signable.path}.key`, bytes: Buffer.from(await this.publicKey(repository.id), 'utf8'), fingerprint },
+        ];
+      }),
+    );
+    return signed.flat();
   }
 
   private publicKey(repositoryId: string): Promise<string> {
@@ -360,6 +388,13 @@ const toPublishedRepository = (doc: Omit<PublishedRepository, 'kind'> & { kind: 
   codename: doc.codename,
   component: doc.component,
 });
+
+/** the map kept under `key`, made empty on first use */
+function innerMap<K, V>(outer: Map<string, Map<K, V>>, key: string): Map<K, V> {
+  let inner = outer.get(key);
+  if (!inner) outer.set(key, (inner = new Map()));
+  return inner;
+}
 
 const unique = (targets: Distribution[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
 
