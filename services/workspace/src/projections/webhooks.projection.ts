@@ -2,6 +2,7 @@ import { isInboxEvent, type Collection, type Projection } from '@packyard/platfo
 import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { RepositoryCreated } from '@packyard/proto/packyard/repository/v1/events';
 import type { AccessTokenCreated, RepoTokenCreated } from '@packyard/proto/packyard/token/v1/events';
+import type { WorkspaceDeleted } from '@packyard/proto/packyard/workspace/v1/events';
 import type { WebhookAttempt } from '@packyard/proto/packyard/workspace/v1/webhooks';
 import type { DeliveryStatus } from '../webhooks/webhook-delivery.decider';
 import type { WebhookDeliveryEvent, WebhookEvent } from '../webhooks/webhook.events';
@@ -98,6 +99,13 @@ export const webhooksProjection: Projection = {
           return;
         }
       }
+      return;
+    }
+    if (event.type === 'WorkspaceDeleted') {
+      // a deleted workspace's webhooks go with it: nothing more is sent to them, even of what its deletion sets off
+      const { workspaceId } = event.data as WorkspaceDeleted;
+      await webhooks.deleteMany({ workspaceId });
+      await deliveries.deleteMany({ workspaceId });
       return;
     }
     const typed = event as unknown as WebhookEvent | WebhookDeliveryEvent;
