@@ -36,7 +36,7 @@ import { DELIVERY_CALLER } from './delivery-caller';
 
 /** the other modules' events delivery's read model is projected from */
 const FOLLOWED: Record<string, string[]> = {
-  repository: ['RepositoryCreated', 'RepositoryDeleted', 'IndexPublished'],
+  repository: ['RepositoryCreated', 'RepositoryDeleted', 'RepositoryRestored', 'RepositoryPurged', 'IndexPublished'],
   artifact: ['PackageUploaded', 'PackageDeleted'],
 };
 

@@ -6,7 +6,7 @@ export type { ConsoleRuntime, NavigationItem, RegisterModule, RemoteModule, Rout
 export { bootstrapConsole, type BootstrapOptions } from './bootstrap/bootstrap-console';
 export { useConsole, useSessionState } from './bootstrap/console-context';
 export { createConsoleQueryClient, FRESH_FOR_FIVE_MINUTES } from './query/query-client';
-export { formatBytes, formatDate, usageBarWidth, usagePercent } from './format/format';
+export { formatBytes, formatDate, formatTimeLeft, usageBarWidth, usagePercent } from './format/format';
 export { deriveSlug, SLUG_HINT, SLUG_PATTERN } from './format/slug';
 export { accountPasswordProblem } from './format/password';
 export * from './resources/types';
@@ -17,6 +17,7 @@ export * from './resources/access-tokens';
 export * from './resources/user';
 export * from './resources/sign-in';
 export * from './ui/components';
+export { bucketLabel, chartLines, DownloadChart, type ChartLine } from './ui/download-chart';
 export { ScopeCheckboxes, SecretShownOnceDialog } from './ui/token-parts';
 export { Icon, isIconName, type IconName } from './ui/icons';
 export { applyTheme, useProfileTheme } from './ui/theme';

@@ -50,7 +50,8 @@ export function debIdentity(deb: DebPackage): PackageIdentity {
     version: deb.version,
     architecture: deb.architecture,
     filename: `${deb.name}_${withoutEpoch(deb.version)}_${deb.architecture}.deb`,
-    indexEntryJson: JSON.stringify({ control: deb.control, file: deb.file }),
+    // the file list rides along for the package page (bounded by the parser's listing limits)
+    indexEntryJson: JSON.stringify({ control: deb.control, file: deb.file, contents: deb.contents }),
   };
 }
 

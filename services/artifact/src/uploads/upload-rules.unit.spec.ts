@@ -18,7 +18,7 @@ describe('upload rules', () => {
   it('names the file after the package, not after the upload', () => {
     const identity = debIdentity({
       name: 'hello', version: '2:1.0-1', architecture: 'amd64', control: [], controlCompression: 'gzip', dataCompression: 'xz',
-      file: { size: 1, md5: 'm', sha1: 's', sha256: 'h', sha512: 'l' },
+      file: { size: 1, md5: 'm', sha1: 's', sha256: 'h', sha512: 'l' }, contents: { paths: [], total: 0 },
     });
     expect(identity.filename).toBe('hello_1.0-1_amd64.deb');
   });

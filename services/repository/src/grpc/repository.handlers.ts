@@ -14,15 +14,18 @@ import type { WorkspaceServiceDefinition } from '@packyard/proto/packyard/worksp
 import type { ServiceImplementation } from 'nice-grpc';
 import { repositoriesDecider } from '../repositories/repositories.decider';
 import { isRepositoryIntegrationEvent, repositoriesStream } from '../repositories/repository.events';
-import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
+import { DELETED_REPOSITORIES, REPOSITORIES, type DeletedRepositoryDocument, type RepositoryDocument } from '../projections/repositories.projection';
 
 const toRepository = (doc: RepositoryDocument): Repository => ({ ...doc });
+const toDeletedRepository = ({ deletedAt, purgeAt, withWorkspace: _withWorkspace, ...doc }: DeletedRepositoryDocument) => ({ repository: toRepository(doc), deletedAt, purgeAt });
 
 export function repositoryHandlers(
   es: EventSourcing,
   workspaces: PackyardClient<typeof WorkspaceServiceDefinition>,
+  settings: { deletionGraceSeconds: number },
 ): ServiceImplementation<typeof RepositoryServiceDefinition, CallerContext> {
   const repositories = es.readModels.collection<RepositoryDocument>(REPOSITORIES);
+  const deletedRepositories = es.readModels.collection<DeletedRepositoryDocument>(DELETED_REPOSITORIES);
 
   /** the caller's repository, or 404 whether it is missing or someone else's */
   const visibleRepository = async (caller: Caller, id: string, workspaceId: string) => {
@@ -79,15 +82,40 @@ export function repositoryHandlers(
 
     async deleteRepository(request, { caller }) {
       const doc = await visibleRepository(caller, request.id, request.workspaceId);
+      const now = new Date();
+      const purgeAt = new Date(now.getTime() + settings.deletionGraceSeconds * 1000).toISOString();
       const result = await handleCommand(
         es.events,
         repositoriesStream(doc.workspaceId),
         repositoriesDecider,
-        { type: 'DeleteRepository', workspaceId: doc.workspaceId, repositoryId: doc.id, now: new Date().toISOString() },
+        { type: 'DeleteRepository', workspaceId: doc.workspaceId, repositoryId: doc.id, now: now.toISOString(), purgeAt },
         { isIntegration: isRepositoryIntegrationEvent, metadata: { caller } },
       );
       await es.caughtUp(result.lastPosition);
       return {};
+    },
+
+    async listDeletedRepositories(request, { caller }) {
+      // 404 for a workspace that is not the caller's, or is deleted itself
+      await workspaces.getWorkspace({ id: request.workspaceId }, { caller });
+      const docs = await deletedRepositories.find({ workspaceId: request.workspaceId, withWorkspace: false }, { sort: { field: 'purgeAt', direction: 1 } });
+      return { repositories: docs.filter((doc) => callerMaySee(caller, { ownerId: doc.ownerId, repositoryId: doc.id })).map(toDeletedRepository) };
+    },
+
+    async restoreRepository(request, { caller }) {
+      const doc = request.id ? await deletedRepositories.get(request.id) : undefined;
+      if (!doc || doc.workspaceId !== request.workspaceId || !callerMaySee(caller, { ownerId: doc.ownerId, repositoryId: doc.id })) {
+        throw notFound('PACKYARD_REPOSITORY_NOT_FOUND', 'Repository not found');
+      }
+      const result = await handleCommand(
+        es.events,
+        repositoriesStream(doc.workspaceId),
+        repositoriesDecider,
+        { type: 'RestoreRepository', workspaceId: doc.workspaceId, repositoryId: doc.id, now: new Date().toISOString() },
+        { isIntegration: isRepositoryIntegrationEvent, metadata: { caller } },
+      );
+      await es.caughtUp(result.lastPosition);
+      return toRepository(await visibleRepository(caller, doc.id, doc.workspaceId));
     },
 
     async resolveRepository(request) {

@@ -1,6 +1,6 @@
 import { isInboxEvent, type Projection } from '@packyard/platform';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { RepositoryPurged } from '@packyard/proto/packyard/repository/v1/events';
 import { toPublishablePackage, type PublishablePackage } from './publishable-package';
 
 export const PUBLISHABLE_PACKAGES = 'publishable_packages';
@@ -15,8 +15,9 @@ export const publishablePackagesProjection: Projection = {
   collections: [PUBLISHABLE_PACKAGES],
   async handle(event, readModels) {
     const packages = readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES);
-    if (event.type === 'RepositoryDeleted') {
-      await packages.deleteMany({ repositoryId: (event.data as RepositoryDeleted).repositoryId });
+    // kept while a deleted repository can be restored
+    if (event.type === 'RepositoryPurged') {
+      await packages.deleteMany({ repositoryId: (event.data as RepositoryPurged).repositoryId });
       return;
     }
     if (!isInboxEvent(event.stream, 'artifact')) return;

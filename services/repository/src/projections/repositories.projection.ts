@@ -1,6 +1,7 @@
 import { isInboxEvent, type Projection, type ReadModelStore } from '@packyard/platform';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
+import { wasPurgedAtOnce } from '../repositories/repository.events';
 
 export interface RepositoryDocument {
   id: string;
@@ -17,6 +18,14 @@ export interface RepositoryDocument {
   updatedAt: string;
 }
 
+/** a deleted repository in its grace period, kept whole for its restoration */
+export interface DeletedRepositoryDocument extends RepositoryDocument {
+  deletedAt: string;
+  /** '' when it was deleted with its workspace: it is purged with the workspace */
+  purgeAt: string;
+  withWorkspace: boolean;
+}
+
 /** one document per stored package, so the counts are recomputed, never incremented (idempotent) */
 interface PackageSizeDocument {
   id: string;
@@ -25,6 +34,7 @@ interface PackageSizeDocument {
 }
 
 export const REPOSITORIES = 'repositories';
+export const DELETED_REPOSITORIES = 'deleted_repositories';
 const PACKAGE_SIZES = 'repository_package_sizes';
 
 async function refreshPackageTotals(readModels: ReadModelStore, repositoryId: string, at: string) {
@@ -36,12 +46,16 @@ async function refreshPackageTotals(readModels: ReadModelStore, repositoryId: st
   await repositories.upsert({ ...repository, packageCount: packages.length, sizeBytes, updatedAt: at > repository.updatedAt ? at : repository.updatedAt });
 }
 
-/** The repositories read model: what the API lists, plus package count and size from artifact's events. */
+/**
+ * The repositories read model: what the API lists, plus package count and size from
+ * artifact's events; the deleted ones apart until they are purged.
+ */
 export const repositoriesProjection: Projection = {
   name: 'repositories',
-  collections: [REPOSITORIES, PACKAGE_SIZES],
+  collections: [REPOSITORIES, DELETED_REPOSITORIES, PACKAGE_SIZES],
   async handle(event, readModels) {
     const repositories = readModels.collection<RepositoryDocument>(REPOSITORIES);
+    const deletedRepositories = readModels.collection<DeletedRepositoryDocument>(DELETED_REPOSITORIES);
     switch (event.type) {
       case 'RepositoryCreated': {
         const data = event.data as RepositoryCreated;
@@ -62,8 +76,25 @@ export const repositoriesProjection: Projection = {
         return;
       }
       case 'RepositoryDeleted': {
-        const { repositoryId } = event.data as RepositoryDeleted;
-        await repositories.delete(repositoryId);
+        const data = event.data as RepositoryDeleted;
+        const repository = await repositories.get(data.repositoryId);
+        await repositories.delete(data.repositoryId);
+        if (wasPurgedAtOnce(data)) await readModels.collection(PACKAGE_SIZES).deleteMany({ repositoryId: data.repositoryId });
+        else if (repository) await deletedRepositories.upsert({ ...repository, deletedAt: data.deletedAt, purgeAt: data.purgeAt, withWorkspace: data.withWorkspace });
+        return;
+      }
+      case 'RepositoryRestored': {
+        const { repositoryId } = event.data as RepositoryRestored;
+        const deleted = await deletedRepositories.get(repositoryId);
+        if (!deleted) return;
+        const { deletedAt: _deletedAt, purgeAt: _purgeAt, withWorkspace: _withWorkspace, ...repository } = deleted;
+        await repositories.upsert(repository);
+        await deletedRepositories.delete(repositoryId);
+        return;
+      }
+      case 'RepositoryPurged': {
+        const { repositoryId } = event.data as RepositoryPurged;
+        await deletedRepositories.delete(repositoryId);
         await readModels.collection(PACKAGE_SIZES).deleteMany({ repositoryId });
         return;
       }

@@ -6,12 +6,12 @@ import { ConcurrencyError, isInboxEvent, loadAggregate, serviceCaller, type Even
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
-import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { PUBLISHABLE_PACKAGES } from '../packages/publishable-packages.projection';
 import { toPublishablePackage, type PublishablePackage } from '../packages/publishable-package';
-import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
+import { DELETED_REPOSITORIES, REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
 import { buildGeneration, IndexEntryCache, type BuiltGeneration } from './generation.builder';
 import { contentTypeOf, publicationTargets, targetKey, targetsShowing, type PublishedRepository } from './publication-layout';
 import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
@@ -56,6 +56,8 @@ export class Publisher {
   private readonly packages = new Map<string, Map<string, PublishablePackage>>();
   /** the repositories, from RepositoryCreated itself: a build never waits for the module's projections */
   private readonly repositories = new Map<string, PublishedRepository>();
+  /** deleted ones in their grace period: not built, their packages and published indices kept for a restoration */
+  private readonly deletedRepositories = new Map<string, PublishedRepository>();
   private readonly dirty = new Map<string, Work>();
   private readonly building = new Map<string, Promise<void>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -85,6 +87,7 @@ export class Publisher {
       this.repositories.set(doc.id, toPublishedRepository(doc));
       this.mark(doc.id, undefined);
     }
+    for (const doc of await es.readModels.collection<RepositoryDocument>(DELETED_REPOSITORIES).find({})) this.deletedRepositories.set(doc.id, toPublishedRepository(doc));
     this.subscription = es.events.subscribe(from, async (event) => this.follow(event));
   }
 
@@ -152,6 +155,23 @@ export class Publisher {
       this.mark(data.repositoryId, undefined);
     } else if (event.type === 'RepositoryDeleted') {
       const { repositoryId } = event.data as RepositoryDeleted;
+      const repository = this.repositories.get(repositoryId);
+      if (repository) this.deletedRepositories.set(repositoryId, repository);
+      this.repositories.delete(repositoryId);
+      this.dirty.delete(repositoryId);
+      clearTimeout(this.timers.get(repositoryId));
+      this.timers.delete(repositoryId);
+    } else if (event.type === 'RepositoryRestored') {
+      const { repositoryId } = event.data as RepositoryRestored;
+      const repository = this.deletedRepositories.get(repositoryId);
+      this.deletedRepositories.delete(repositoryId);
+      if (!repository) return;
+      this.repositories.set(repositoryId, repository);
+      // its published indices are served again as they were; a key rolled meanwhile signs a new generation
+      this.mark(repositoryId, undefined);
+    } else if (event.type === 'RepositoryPurged') {
+      const { repositoryId } = event.data as RepositoryPurged;
+      this.deletedRepositories.delete(repositoryId);
       for (const id of this.packages.get(repositoryId)?.keys() ?? []) this.cache.forget(id);
       this.cache.forgetRepository(repositoryId);
       this.packages.delete(repositoryId);

@@ -7,6 +7,15 @@ export interface UsageSummary {
   egressBytesLimit: number;
 }
 
+/** GET /v1/usage/downloads: downloads per day (UTC) across the user's workspaces */
+export interface DownloadSummary {
+  buckets: string[];
+  counts: number[];
+  total: number;
+  topPackages: { workspaceId: string; repositoryId: string; packageId: string; name: string; downloads: number }[];
+  workspaces: { workspaceId: string; downloads: number }[];
+}
+
 export interface Workspace {
   id: string;
   name: string;
@@ -16,6 +25,18 @@ export interface Workspace {
   storageBytesUsed: number;
   bandwidthBytesMonth: number;
   createdAt: string;
+}
+
+/** A deleted workspace in its grace period: restorable until `purgeAt`. */
+export interface DeletedWorkspace {
+  id: string;
+  name: string;
+  slug: string;
+  description?: string;
+  repositoryCount: number;
+  createdAt: string;
+  deletedAt: string;
+  purgeAt: string;
 }
 
 export type RepositoryKind = 'DEB' | 'RPM';
@@ -31,6 +52,12 @@ export interface Repository {
   createdAt: string;
   updatedAt: string;
   workspaceId?: string;
+}
+
+/** A deleted repository in its grace period: restorable until `purgeAt`. */
+export interface DeletedRepository extends Repository {
+  deletedAt: string;
+  purgeAt: string;
 }
 
 export interface CreateRepositoryPayload {
