@@ -34,12 +34,20 @@ describe('webhooks projection', () => {
         expect(await readModels.collection<WebhookDocument>(WEBHOOKS).get('w-1')).toMatchObject({ lastDeliveryStatus: 'succeeded', lastStatusCode: 200, lastDeliveryAt: at(2) });
       }));
 
-  it("forgets a deleted workspace's webhooks and their deliveries", () =>
-    projectionSpec(webhooksProjection)
+  it("keeps a deleted workspace's webhooks through its grace period (for a restore) and forgets them when it is purged", async () => {
+    const deleted = { type: 'WorkspaceDeleted', stream: 'workspace-acme', data: { workspaceId: 'ws-1', ownerId: 'u-1', deletedAt: at(3), purgeAt: at(30) } };
+    await projectionSpec(webhooksProjection)
       .given([created, scheduled])
-      .when([{ type: 'WorkspaceDeleted', stream: 'workspace-acme', data: { workspaceId: 'ws-1', ownerId: 'u-1', deletedAt: at(3) } }])
+      .when([deleted])
+      .then(async (readModels) => {
+        expect(await readModels.collection(WEBHOOKS).get('w-1')).toBeDefined();
+      });
+    await projectionSpec(webhooksProjection)
+      .given([created, scheduled, deleted])
+      .when([{ type: 'WorkspacePurged', stream: 'workspace-acme', data: { workspaceId: 'ws-1', ownerId: 'u-1', purgedAt: at(30) } }])
       .then(async (readModels) => {
         expect(await readModels.collection(WEBHOOKS).find({})).toEqual([]);
         expect(await readModels.collection(WEBHOOK_DELIVERIES).find({})).toEqual([]);
-      }));
+      });
+  });
 });
