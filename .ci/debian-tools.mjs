@@ -5,7 +5,10 @@
 // are named, and the tests that need them report themselves skipped with the reason.
 // Exits non-zero only when an install was attempted and failed.
 import { spawnSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** package → what needs it */
 export const DEBIAN_TOOLS = {
@@ -34,6 +37,39 @@ export const DEBIAN_TOOLS = {
   'librdkafka-dev': "the Kafka adapter on librdkafka's mock cluster",
   gcc: 'builds the mock Kafka broker',
 };
+
+/**
+ * package → what needs it: packages that cannot be installed beside the ones above, so their
+ * files are unpacked (apt-get download, dpkg-deb -x; no root needed) under UNPACKED_DIR/<package>
+ * and used from there. dnf-plugins-core declares Breaks: zypper.
+ */
+export const UNPACKED_DEBIAN_TOOLS = {
+  'dnf-plugins-core': 'dnf download --source in the source RPM test (dnf runs with its download plugin from here)',
+};
+export const UNPACKED_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.cache', 'packyard-debian');
+
+/** fetches and unpacks what is not unpacked yet; returns false when that failed */
+export function unpackDebianTools({ log = console.log } = {}) {
+  let ok = true;
+  for (const pkg of Object.keys(UNPACKED_DEBIAN_TOOLS).filter((name) => !existsSync(join(UNPACKED_DIR, name)))) {
+    const work = mkdtempSync(join(tmpdir(), 'packyard-unpack-'));
+    try {
+      const fetched = spawnSync('apt-get', ['download', '-qq', pkg], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
+      const deb = readdirSync(work).find((name) => name.endsWith('.deb'));
+      if (fetched.status !== 0 || !deb || spawnSync('dpkg-deb', ['-x', deb, 'root'], { cwd: work, stdio: 'inherit' }).status !== 0) {
+        log(`could not fetch and unpack ${pkg}; the tests that need it are skipped`);
+        ok = false;
+        continue;
+      }
+      mkdirSync(UNPACKED_DIR, { recursive: true });
+      renameSync(join(work, 'root'), join(UNPACKED_DIR, pkg));
+      log(`unpacked ${pkg} into ${join(UNPACKED_DIR, pkg)}`);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  return ok;
+}
 
 const installed = (pkg) =>
   spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed') ?? false;
@@ -64,4 +100,4 @@ export function ensureDebianTools({ log = console.log } = {}) {
   return true;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exit(ensureDebianTools() ? 0 : 1);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exit([ensureDebianTools(), unpackDebianTools()].every(Boolean) ? 0 : 1);

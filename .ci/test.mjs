@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureDebianTools } from './debian-tools.mjs';
+import { ensureDebianTools, unpackDebianTools } from './debian-tools.mjs';
 
 const args = process.argv.slice(2);
 let passed = 0;
@@ -15,6 +15,7 @@ let failed = 0;
 let skipped = 0;
 
 ensureDebianTools();
+unpackDebianTools();
 
 const typecheck = spawnSync('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit'], { stdio: 'inherit' });
 if (typecheck.status === 0) passed++;

@@ -125,7 +125,8 @@ describe('console walk-through as a new user (1280 px)', () => {
     page.on('dialog', unexpectedConfirm);
     const throwaway = page.getByRole('article').filter({ hasText: '/throwaway' });
     await throwaway.getByRole('button', { name: 'Delete' }).click();
-    await text('/throwaway').waitFor({ state: 'detached' });
+    // gone from the grid (it waits under Recently deleted, restorable)
+    await throwaway.waitFor({ state: 'detached' });
     page.off('dialog', unexpectedConfirm);
     expect(confirmed).toBe(false);
     await visible('View Repositories');

@@ -88,7 +88,9 @@ export function packageFileUrl(repositoryUrl: string, repository: Pick<Repositor
     return `${base}/${root}/pool/${repository.component || 'main'}/${letter}/${pkg.name}/${distro}/${version}/${file}`;
   }
   const root = distro === ANY_DISTRO ? 'el/9' : `${distro}/${version}`;
-  return `${base}/${root}/Packages/${distro}/${version}/${pkg.name.slice(0, 1).toLowerCase()}/${file}`;
+  // source packages are published in the distribution's source repository
+  const sources = pkg.filename.endsWith('.src.rpm') ? 'SRPMS/' : '';
+  return `${base}/${root}/${sources}Packages/${distro}/${version}/${pkg.name.slice(0, 1).toLowerCase()}/${file}`;
 }
 
 /** HTTP Basic as the edge expects it: the token is the user name, the password is empty. */

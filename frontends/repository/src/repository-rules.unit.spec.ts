@@ -60,6 +60,9 @@ describe('packages', () => {
     expect(packageFileUrl('http://h/rpm/ws/infra', { kind: 'RPM', component: '' }, { name: 'Hello', filename: 'Hello-1-1.x86_64.rpm', distribution: 'el/9' })).toBe(
       'http://h/rpm/ws/infra/el/9/Packages/el/9/h/Hello-1-1.x86_64.rpm',
     );
+    expect(packageFileUrl('http://h/rpm/ws/infra', { kind: 'RPM', component: '' }, { name: 'hello', filename: 'hello-1-1.src.rpm', distribution: 'el/9' })).toBe(
+      'http://h/rpm/ws/infra/el/9/SRPMS/Packages/el/9/h/hello-1-1.src.rpm',
+    );
     expect(packageFileUrl('http://h/rpm/ws/infra', { kind: 'RPM' }, { name: 'x', filename: 'x.rpm' })).toBeUndefined();
   });
 });

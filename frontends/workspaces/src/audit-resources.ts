@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = [
   { value: 'package.deleted', label: 'Package deleted' },
   { value: 'repository.created', label: 'Repository created' },
   { value: 'repository.deleted', label: 'Repository deleted' },
+  { value: 'repository.restored', label: 'Repository restored' },
+  { value: 'repository.purged', label: 'Repository purged' },
   { value: 'token.created', label: 'Token created' },
   { value: 'token.revoked', label: 'Token revoked' },
 ] as const;

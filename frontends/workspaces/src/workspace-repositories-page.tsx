@@ -16,12 +16,15 @@ import {
   type RepositoryKind,
   Select,
   useCreateRepository,
+  useDeletedRepositories,
   useDeleteRepository,
   useRepositories,
+  useRestoreRepository,
   useWorkspace,
 } from '@packyard/console-kit';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
+import { RecentlyDeleted, UndoToast } from './recently-deleted';
 import { filterRepositoriesByName, NEW_REPOSITORY_DEFAULTS, repositoryDeleteConfirmation } from './repository-rules';
 
 const KIND_OPTIONS = [
@@ -81,10 +84,9 @@ function NewRepositoryDialog({ workspaceId, open, onClose }: { workspaceId: stri
   );
 }
 
-function RepositoryCard({ workspaceId, repository }: { workspaceId: string; repository: Repository }) {
-  const deleteRepository = useDeleteRepository(workspaceId);
+function RepositoryCard({ workspaceId, repository, deleting, onDelete }: { workspaceId: string; repository: Repository; deleting: boolean; onDelete: (repository: Repository) => void }) {
   const remove = () => {
-    if (window.confirm(repositoryDeleteConfirmation(repository.name))) deleteRepository.mutate(repository.id);
+    if (window.confirm(repositoryDeleteConfirmation(repository.name))) onDelete(repository);
   };
   return (
     <Card as="article">
@@ -95,7 +97,7 @@ function RepositoryCard({ workspaceId, repository }: { workspaceId: string; repo
           </Link>
           <Badge tone={repository.kind === 'DEB' ? 'purple' : 'amber'}>{repository.kind}</Badge>
         </div>
-        <IconButton label="Delete" icon="trash" variant="danger" disabled={deleteRepository.isPending} onClick={remove} />
+        <IconButton label="Delete" icon="trash" variant="danger" disabled={deleting} onClick={remove} />
       </div>
       <dl className="pk-meta">
         {repository.kind === 'DEB' && (
@@ -121,6 +123,17 @@ export default function WorkspaceRepositoriesPage() {
   const repositories = useRepositories(workspaceId);
   const [search, setSearch] = useState('');
   const [dialogOpen, setDialogOpen] = useState(false);
+  const deletedRepositories = useDeletedRepositories(workspaceId);
+  const deleteRepository = useDeleteRepository(workspaceId ?? '');
+  const restoreRepository = useRestoreRepository(workspaceId ?? '');
+  const [justDeleted, setJustDeleted] = useState<Repository>();
+  // the page, not the card, deletes: the card is gone from the list before the toast is shown
+  const remove = (repository: Repository) => deleteRepository.mutate(repository.id, { onSuccess: () => setJustDeleted(repository) });
+  const dismissToast = useCallback(() => setJustDeleted(undefined), []);
+  const restore = (repositoryId: string) => {
+    setJustDeleted(undefined);
+    restoreRepository.mutate(repositoryId);
+  };
 
   if (!workspaceId) {
     return (
@@ -187,10 +200,27 @@ export default function WorkspaceRepositoriesPage() {
       ) : (
         <div className="pk-grid">
           {shown.map((repository) => (
-            <RepositoryCard key={repository.id} workspaceId={workspaceId} repository={repository} />
+            <RepositoryCard
+              key={repository.id}
+              workspaceId={workspaceId}
+              repository={repository}
+              deleting={deleteRepository.isPending && deleteRepository.variables === repository.id}
+              onDelete={remove}
+            />
           ))}
         </div>
       )}
+      <RecentlyDeleted
+        what="repositories"
+        items={(deletedRepositories.data ?? []).map((repository) => ({
+          ...repository,
+          details: `${repository.kind} · ${repository.packageCount} ${repository.packageCount === 1 ? 'package' : 'packages'} · ${formatBytes(repository.sizeBytes)}`,
+        }))}
+        restoring={restoreRepository.isPending ? restoreRepository.variables : undefined}
+        error={restoreRepository.error}
+        onRestore={restore}
+      />
+      {justDeleted && <UndoToast key={justDeleted.id} what="Repository" item={justDeleted} onUndo={restore} onDismiss={dismissToast} />}
       <NewRepositoryDialog workspaceId={workspaceId} open={dialogOpen} onClose={() => setDialogOpen(false)} />
     </div>
   );

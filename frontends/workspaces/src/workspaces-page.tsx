@@ -12,12 +12,15 @@ import {
   SLUG_HINT,
   SLUG_PATTERN,
   useCreateWorkspace,
+  useDeletedWorkspaces,
   useDeleteWorkspace,
+  useRestoreWorkspace,
   useWorkspaces,
   type Workspace,
 } from '@packyard/console-kit';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useCallback, useState } from 'react';
 import { Link } from 'react-router-dom';
+import { RecentlyDeleted, UndoToast } from './recently-deleted';
 
 function NewWorkspaceForm({ onDone }: { onDone: () => void }) {
   const createWorkspace = useCreateWorkspace();
@@ -81,8 +84,7 @@ function NewWorkspaceForm({ onDone }: { onDone: () => void }) {
   );
 }
 
-function WorkspaceCard({ workspace }: { workspace: Workspace }) {
-  const deleteWorkspace = useDeleteWorkspace();
+function WorkspaceCard({ workspace, deleting, onDelete }: { workspace: Workspace; deleting: boolean; onDelete: (workspace: Workspace) => void }) {
   return (
     <Card as="article">
       <div className="pk-spread">
@@ -92,8 +94,14 @@ function WorkspaceCard({ workspace }: { workspace: Workspace }) {
           </h2>
           <div className="pk-muted pk-mono">/{workspace.slug}</div>
         </div>
-        {/* Spec §5: deleting a workspace asks for no confirmation. */}
-        <Button variant="danger" size="sm" icon="trash" disabled={deleteWorkspace.isPending} onClick={() => deleteWorkspace.mutate(workspace.id)}>
+        {/* Spec §5: deleting a workspace asks for no confirmation; it can be restored instead (Undo, Recently deleted). */}
+        <Button
+          variant="danger"
+          size="sm"
+          icon="trash"
+          disabled={deleting}
+          onClick={() => onDelete(workspace)}
+        >
           Delete
         </Button>
       </div>
@@ -119,6 +127,17 @@ function WorkspaceCard({ workspace }: { workspace: Workspace }) {
 
 export default function WorkspacesPage() {
   const workspaces = useWorkspaces();
+  const deletedWorkspaces = useDeletedWorkspaces();
+  const deleteWorkspace = useDeleteWorkspace();
+  const restoreWorkspace = useRestoreWorkspace();
+  const [justDeleted, setJustDeleted] = useState<Workspace>();
+  // the page, not the card, deletes: the card is gone from the list before the toast is shown
+  const remove = (workspace: Workspace) => deleteWorkspace.mutate(workspace.id, { onSuccess: () => setJustDeleted(workspace) });
+  const dismissToast = useCallback(() => setJustDeleted(undefined), []);
+  const restore = (workspaceId: string) => {
+    setJustDeleted(undefined);
+    restoreWorkspace.mutate(workspaceId);
+  };
   const [formOpen, setFormOpen] = useState(false);
   // A new key per opening: the form starts empty again after a create.
   const [formKey, setFormKey] = useState(0);
@@ -163,10 +182,25 @@ export default function WorkspacesPage() {
       ) : (
         <div className="pk-grid">
           {workspaces.data.map((workspace) => (
-            <WorkspaceCard key={workspace.id} workspace={workspace} />
+            <WorkspaceCard key={workspace.id} workspace={workspace} deleting={deleteWorkspace.isPending && deleteWorkspace.variables === workspace.id} onDelete={remove} />
           ))}
         </div>
       )}
+      <RecentlyDeleted
+        what="workspaces"
+        items={(deletedWorkspaces.data ?? []).map((workspace) => ({
+          ...workspace,
+          details: (
+            <>
+              <span className="pk-mono">/{workspace.slug}</span> · {workspace.repositoryCount} {workspace.repositoryCount === 1 ? 'repository' : 'repositories'}
+            </>
+          ),
+        }))}
+        restoring={restoreWorkspace.isPending ? restoreWorkspace.variables : undefined}
+        error={restoreWorkspace.error}
+        onRestore={restore}
+      />
+      {justDeleted && <UndoToast key={justDeleted.id} what="Workspace" item={justDeleted} onUndo={restore} onDismiss={dismissToast} />}
     </div>
   );
 }

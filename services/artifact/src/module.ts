@@ -7,7 +7,7 @@ import { artifactHandlers } from './grpc/artifact.handlers';
 import { packagesProjection } from './projections/packages.projection';
 import { retentionPoliciesProjection } from './projections/retention-policies.projection';
 import { packageDownloadedReaction } from './reactions/package-downloaded.reaction';
-import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+import { repositoryPurgedReaction } from './reactions/repository-purged.reaction';
 import { retentionAfterUploadReaction } from './reactions/retention-after-upload.reaction';
 import { WorkerDigesters } from './uploads/worker-digester';
 
@@ -32,7 +32,7 @@ export const artifactModule = defineModule({
       projections,
       reactions: [
         packageDownloadedReaction(stores.events),
-        repositoryDeletedReaction(running, blobs),
+        repositoryPurgedReaction(running, blobs),
         retentionAfterUploadReaction(running, blobs),
       ],
       fail: ctx.fail,

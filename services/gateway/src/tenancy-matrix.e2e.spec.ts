@@ -25,7 +25,7 @@ interface JsonSchema {
 let packyard: RunningPackyard;
 let alice: ApiSession;
 let bob: ApiSession;
-const bobs: Record<'workspace' | 'repo' | 'repoToken' | 'accessToken' | 'package' | 'session' | 'webhook' | 'delivery', string> = {
+const bobs: Record<'workspace' | 'repo' | 'repoToken' | 'accessToken' | 'package' | 'session' | 'webhook' | 'delivery' | 'rpmRepo' | 'advisory', string> = {
   workspace: '',
   repo: '',
   repoToken: '',
@@ -34,6 +34,8 @@ const bobs: Record<'workspace' | 'repo' | 'repoToken' | 'accessToken' | 'package
   session: '',
   webhook: '',
   delivery: '',
+  rpmRepo: '',
+  advisory: '',
 };
 const credentials: { name: string; bearer: string; scopes: Scope[] }[] = [];
 
@@ -43,6 +45,8 @@ function scopeOf({ method, path }: Operation): Scope {
   if (path.startsWith('/user/sessions')) return 'account';
   // uploads, copies, promotions and retention runs add or delete packages
   if (/\/(upload|copy|promote|retention\/apply)$/.test(path)) return 'publish';
+  // advisories are posted and withdrawn with the packages they name
+  if (method !== 'GET' && /\/advisories(\/\{[^}]+\})?$/.test(path)) return 'publish';
   if (method === 'DELETE' && /\/packages\/\{[^}]+\}$/.test(path)) return 'publish';
   if (path.endsWith('/reveal')) return 'admin';
   return method === 'GET' ? 'read' : 'admin';
@@ -57,13 +61,14 @@ function withBobsIds(path: string): string {
       if (!param) return segment;
       const owner = param === 'id' ? segments[index - 1] : param;
       if (/^workspaces?(Id)?$/.test(owner)) return bobs.workspace;
-      if (/^repos?(Id)?$/.test(owner) || owner === 'repositoryId') return bobs.repo;
+      if (/^repos?(Id)?$/.test(owner) || owner === 'repositoryId') return path.includes('/advisories') ? bobs.rpmRepo : bobs.repo;
       if (owner === 'tokenId' || (owner === 'tokens' && path.startsWith('/repos/'))) return bobs.repoToken;
       if (owner === 'tokens') return bobs.accessToken;
       if (/^packages?(Id)?$/.test(owner)) return bobs.package;
       if (owner === 'sessions') return bobs.session;
       if (owner === 'webhookId') return bobs.webhook;
       if (owner === 'deliveryId') return bobs.delivery;
+      if (owner === 'advisoryId') return bobs.advisory;
       throw new Error(`no id of Bob's for {${param}} in ${path}`);
     })
     .join('/');
@@ -112,6 +117,10 @@ beforeAll(async () => {
   bobs.session = (await bob.call('GET', '/user/sessions')).body[0].id;
   bobs.webhook = (await bob.call('POST', `/workspaces/${bobs.workspace}/webhooks`, { url: 'http://127.0.0.1:9/bob', events: ['token.revoked'] })).body.id;
   bobs.delivery = (await bob.call('POST', `/workspaces/${bobs.workspace}/webhooks/${bobs.webhook}/ping`)).body.id;
+  // advisories live in RPM repositories: their routes are probed with Bob's RPM repository and its advisory
+  bobs.rpmRepo = (await bob.call('POST', `/workspaces/${bobs.workspace}/repos`, { name: 'rpm', kind: 'RPM' })).body.id;
+  const advisory = { type: 'bugfix', title: 'probe', packages: [{ name: 'probe', version: '1', release: '1', arch: 'noarch', distribution: 'el/9' }] };
+  bobs.advisory = (await bob.call('POST', `/workspaces/${bobs.workspace}/repos/${bobs.rpmRepo}/advisories`, advisory)).body.id;
 
   credentials.push({ name: 'no credentials', bearer: '', scopes: [] }, { name: 'ID token', bearer: alice.bearer, scopes: ['read', 'publish', 'admin', 'account'] });
   for (const scopes of [['read'], ['publish'], ['admin'], ['read', 'publish', 'admin']] as Scope[][]) {
@@ -153,5 +162,6 @@ describe('tenancy matrix from the OpenAPI document', () => {
     // and Bob's things are all still there
     expect((await bob.call('GET', `/workspaces/${bobs.workspace}/repos/${bobs.repo}/packages`)).body.total).toBe(1);
     expect((await bob.call('GET', `/repos/${bobs.repo}/tokens`)).body.map((token: { id: string }) => token.id)).toEqual([bobs.repoToken]);
+    expect((await bob.call('GET', `/workspaces/${bobs.workspace}/repos/${bobs.rpmRepo}/advisories`)).body.map((item: { id: string }) => item.id)).toEqual([bobs.advisory]);
   });
 });

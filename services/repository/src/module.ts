@@ -1,27 +1,53 @@
 import { Histogram } from 'prom-client';
-import { busModule, defineModule, grpcClientsModule, grpcServerModule, httpServerModule, metricsModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import {
+  busModule,
+  DeadlineSweeper,
+  defineModule,
+  defineSettings,
+  DELETION_GRACE_SETTING,
+  grpcClientsModule,
+  grpcServerModule,
+  handleCommand,
+  httpServerModule,
+  metricsModule,
+  openModuleStores,
+  PURGE_CHECK_INTERVAL_SETTING,
+  serviceCaller,
+  startEventSourcing,
+} from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
+import { AdvisoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
+import { advisoriesProjection } from './advisories/advisories.projection';
+import { advisoryHandlers } from './grpc/advisories.handlers';
 import { repositoryHandlers } from './grpc/repository.handlers';
 import { publishablePackagesProjection } from './packages/publishable-packages.projection';
-import { repositoriesProjection } from './projections/repositories.projection';
+import { DELETED_REPOSITORIES, repositoriesProjection, type DeletedRepositoryDocument } from './projections/repositories.projection';
 import { publicationsProjection } from './publishing/publications.projection';
 import { PackageSets } from './publishing/package-sets';
 import { Publisher } from './publishing/publisher';
 import { publishingHandlers } from './publishing/publishing.handlers';
 import { artifactEventsReaction, signingEventsReaction } from './reactions/inbox.reactions';
-import { workspaceDeletedReaction } from './reactions/workspace-deleted.reaction';
+import { workspaceEventsReaction } from './reactions/workspace-events.reaction';
+import { repositoriesDecider } from './repositories/repositories.decider';
+import { isRepositoryIntegrationEvent, repositoriesStream } from './repositories/repository.events';
 
 /** what `packyard rebuild-projections --target=repository` rebuilds */
-const projections = [repositoriesProjection, publishablePackagesProjection(), publicationsProjection];
+const projections = [repositoriesProjection, publishablePackagesProjection(), publicationsProjection, advisoriesProjection];
+
+export const REPOSITORY_SETTINGS = defineSettings({
+  deletionGraceSeconds: DELETION_GRACE_SETTING,
+  purgeCheckIntervalSeconds: PURGE_CHECK_INTERVAL_SETTING,
+});
 
 export const repositoryModule = defineModule({
   name: 'repository',
   description: 'repositories, their package sets, index building and atomic publication',
   deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule, blobStoreModule, metricsModule],
+  settings: REPOSITORY_SETTINGS,
   projections,
   init: async (ctx) => {
     const stores = await openModuleStores(ctx.config, 'repository');
@@ -31,13 +57,35 @@ export const repositoryModule = defineModule({
       stores,
       bus: ctx.use(busModule),
       logger: ctx.logger,
-      projections: [repositoriesProjection, publishablePackagesProjection((change) => packageSets.apply(change)), publicationsProjection],
-      reactions: [workspaceDeletedReaction(stores.events), artifactEventsReaction(stores.events), signingEventsReaction(stores.events)],
+      projections: [repositoriesProjection, publishablePackagesProjection((change) => packageSets.apply(change)), publicationsProjection, advisoriesProjection],
+      reactions: [workspaceEventsReaction(stores.events), artifactEventsReaction(stores.events), signingEventsReaction(stores.events)],
       fail: ctx.fail,
     });
     ctx.use(httpServerModule).addReadinessCheck('repository', es.ready);
     const clients = ctx.use(grpcClientsModule);
-    ctx.use(grpcServerModule).server.add(RepositoryServiceDefinition, repositoryHandlers(es, clients.client(WorkspaceServiceDefinition, 'workspace')));
+    const settings = ctx.settings(REPOSITORY_SETTINGS);
+    ctx.use(grpcServerModule).server.add(RepositoryServiceDefinition, repositoryHandlers(es, clients.client(WorkspaceServiceDefinition, 'workspace'), settings));
+    ctx.use(grpcServerModule).server.add(AdvisoryServiceDefinition, advisoryHandlers(es));
+    // RepositoryPurged → artifact deletes its packages and frees their bytes, token revokes its
+    // tokens, signing destroys its keys, the publisher drops its indices, delivery forgets it
+    const purges = new DeadlineSweeper<DeletedRepositoryDocument>({
+      pending: () => stores.readModels.collection<DeletedRepositoryDocument>(DELETED_REPOSITORIES).find({ withWorkspace: false }),
+      deadlineOf: (repository) => repository.purgeAt,
+      act: async (repository) => {
+        const result = await handleCommand(
+          stores.events,
+          repositoriesStream(repository.workspaceId),
+          repositoriesDecider,
+          { type: 'PurgeRepository', workspaceId: repository.workspaceId, repositoryId: repository.id, now: new Date().toISOString() },
+          { isIntegration: isRepositoryIntegrationEvent, metadata: { caller: serviceCaller('repository') } },
+        );
+        await es.caughtUp(result.lastPosition);
+        ctx.logger.info({ repositoryId: repository.id, name: repository.name }, 'deleted repository purged after its grace period');
+      },
+      intervalMs: settings.purgeCheckIntervalSeconds * 1000,
+      logger: ctx.logger,
+      what: 'purging a deleted repository',
+    });
     const publishSeconds = new Histogram({
       name: 'packyard_repository_publish_seconds',
       help: 'Time to build, sign and publish the changed distributions of a repository, by kind.',
@@ -57,9 +105,15 @@ export const repositoryModule = defineModule({
     return {
       value: undefined,
       // publishing signs through the signing module, reachable once every module has started
-      start: () => publisher.start(),
+      start: async () => {
+        await publisher.start();
+        purges.start();
+      },
       // drained before any module stops: a build in flight still reaches signing
-      drain: () => publisher.stop(),
+      drain: async () => {
+        await purges.stop();
+        await publisher.stop();
+      },
       stop: () => es.stop(),
     };
   },

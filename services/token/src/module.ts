@@ -3,10 +3,10 @@ import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypt
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { tokenHandlers } from './grpc/token.handlers';
-import { TOKEN_HASHES, tokensProjection, type TokenHashDocument } from './projections/tokens.projection';
+import { SUSPENDED_REPOSITORIES, TOKEN_HASHES, tokensProjection, type TokenHashDocument } from './projections/tokens.projection';
 import { accessTokenRevokedReaction } from './reactions/access-token-revoked.reaction';
 import { filesServedReaction } from './reactions/files-served.reaction';
-import { repositoryDeletedReaction } from './reactions/repository-deleted.reaction';
+import { repositoryEventsReaction } from './reactions/repository-events.reaction';
 import { userDeletedReaction } from './reactions/user-deleted.reaction';
 import { accessTokenDecider } from './tokens/access-token.decider';
 import { createTokenValidator } from './tokens/token-validator';
@@ -29,7 +29,7 @@ export const tokenModule = defineModule({
       logger: ctx.logger,
       projections,
       reactions: [
-        repositoryDeletedReaction(stores.events, stores.readModels),
+        repositoryEventsReaction(stores.events, stores.readModels),
         accessTokenRevokedReaction(stores.events, stores.readModels),
         userDeletedReaction(stores.events, stores.readModels),
         filesServedReaction(stores.events),
@@ -40,7 +40,7 @@ export const tokenModule = defineModule({
     const validator = createTokenValidator(stores.readModels.collection<TokenHashDocument>(TOKEN_HASHES), async (tokenId) => {
       await handleCommand(stores.events, accessTokenStream(tokenId), accessTokenDecider, { type: 'RecordAccessTokenUse', tokenId, now: new Date().toISOString() }, { isIntegration });
     });
-    const revocations = await validator.followRevocations(stores.events);
+    const revocations = await validator.followLog(stores.events, stores.readModels.collection(SUSPENDED_REPOSITORIES), (position) => es.caughtUp(position, 60_000));
     const repositories = ctx.use(grpcClientsModule).client(RepositoryServiceDefinition, 'repository');
     ctx.use(grpcServerModule).server.add(TokenServiceDefinition, tokenHandlers(es, box, validator, repositories));
     return {

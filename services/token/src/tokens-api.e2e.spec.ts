@@ -172,7 +172,7 @@ describe('repository tokens, account access tokens and ValidateToken', () => {
     expect(await validate(limited.token, repoId)).toMatchObject({ valid: true, kind: 'access_token', repositoryId: repoId });
   });
 
-  it('revokes the tokens of a deleted repository', async () => {
+  it('refuses the tokens of a deleted repository (revoked when it is purged)', async () => {
     const doomed = (await alice.call('POST', `/workspaces/${workspaceId}/repos`, { name: 'doomed' })).body;
     const repoToken = (await alice.call('POST', `/repos/${doomed.id}/tokens`, { name: 'ci' })).body;
     const limited = (await alice.call('POST', '/tokens', { name: 'doomed-only', scopes: ['read'], repositoryId: doomed.id })).body;

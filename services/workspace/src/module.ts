@@ -1,15 +1,20 @@
 import {
   boolean,
   busModule,
+  DeadlineSweeper,
   defineModule,
   defineSettings,
+  DELETION_GRACE_SETTING,
   EVENT_PROCESSING_ATTEMPTS,
   GiB,
   grpcClientsModule,
   grpcServerModule,
+  handleCommand,
   httpServerModule,
   integer,
   openModuleStores,
+  PURGE_CHECK_INTERVAL_SETTING,
+  serviceCaller,
   startEventSourcing,
 } from '@packyard/platform';
 import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
@@ -19,17 +24,21 @@ import { webhookHandlers } from './grpc/webhook.handlers';
 import { workspaceHandlers } from './grpc/workspace.handlers';
 import { auditLogProjection } from './projections/audit-log.projection';
 import { webhooksProjection } from './projections/webhooks.projection';
-import { workspacesProjection } from './projections/workspaces.projection';
+import { DELETED_WORKSPACES, workspacesProjection, type DeletedWorkspaceDocument } from './projections/workspaces.projection';
 import { inboxReactions } from './reactions/inbox.reaction';
 import { userDeletedReaction } from './reactions/user-deleted.reaction';
 import { startWebhookScheduler } from './webhooks/webhook-scheduler';
 import { WebhookSender } from './webhooks/webhook-sender';
+import { workspaceDecider } from './workspaces/workspace.decider';
+import { workspaceStream } from './workspaces/workspace.events';
 
 const projections = [workspacesProjection, auditLogProjection, webhooksProjection];
 
 export const WORKSPACE_SETTINGS = defineSettings({
   storageLimitBytes: integer('PLAN_STORAGE_LIMIT_BYTES', 10 * GiB, 'storage limit of the default plan, shown in the usage summary'),
   egressLimitBytes: integer('PLAN_EGRESS_LIMIT_BYTES', 100 * GiB, 'monthly egress limit of the default plan'),
+  deletionGraceSeconds: DELETION_GRACE_SETTING,
+  purgeCheckIntervalSeconds: PURGE_CHECK_INTERVAL_SETTING,
   webhookTimeoutS: integer('WEBHOOK_TIMEOUT_S', 10, 'how long a webhook receiver has to answer a delivery before the attempt counts as failed', 1, 300),
   webhookFirstRetryS: integer('WEBHOOK_FIRST_RETRY_S', 60, 'a failed webhook delivery is tried again after this long, then after twice as long each time', 1),
   webhookRetryForS: integer('WEBHOOK_RETRY_FOR_S', 86_400, 'a failed webhook delivery is retried while the next attempt falls within this long of its first one (then it is failed; it can be redelivered by hand)', 0),
@@ -80,8 +89,29 @@ export const workspaceModule = defineModule({
     const grpc = ctx.use(grpcServerModule).server;
     grpc.add(WorkspaceServiceDefinition, workspaceHandlers(es, settings));
     grpc.add(WebhookServiceDefinition, webhookHandlers(es, box, () => sender.notify()));
+    // WorkspacePurged → repository purges the workspace's repositories, and they their packages, tokens and keys
+    const purges = new DeadlineSweeper<DeletedWorkspaceDocument>({
+      pending: () => stores.readModels.collection<DeletedWorkspaceDocument>(DELETED_WORKSPACES).find({}),
+      deadlineOf: (workspace) => workspace.purgeAt,
+      act: async (workspace) => {
+        const result = await handleCommand(
+          stores.events,
+          workspaceStream(workspace.slug),
+          workspaceDecider,
+          { type: 'PurgeWorkspace', workspaceId: workspace.id, now: new Date().toISOString() },
+          { isIntegration: () => true, metadata: { caller: serviceCaller('workspace') } },
+        );
+        await es.caughtUp(result.lastPosition);
+        ctx.logger.info({ workspaceId: workspace.id, slug: workspace.slug }, 'deleted workspace purged after its grace period');
+      },
+      intervalMs: settings.purgeCheckIntervalSeconds * 1000,
+      logger: ctx.logger,
+      what: 'purging a deleted workspace',
+    });
     return {
       value: undefined,
+      start: async () => purges.start(),
+      drain: () => purges.stop(),
       stop: async () => {
         await scheduler.stop();
         await sender.stop();

@@ -13,7 +13,8 @@ describe('usage from uploads, downloads and deletions', () => {
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'packyard-usage-'));
-    packyard = await startPackyard();
+    // deleted workspaces are purged (and their storage freed) a second after their deletion
+    packyard = await startPackyard({ env: { DELETION_GRACE_S: '1', PURGE_CHECK_INTERVAL_S: '1' } });
     alice = await registerUser(packyard);
   });
   afterAll(async () => {
@@ -78,12 +79,12 @@ describe('usage from uploads, downloads and deletions', () => {
     expect((await alice.call('GET', `/workspaces/${workspace.id}/repos/${repo.id}`)).body).toMatchObject({ packageCount: 0, sizeBytes: 0 });
   });
 
-  it('frees the storage of a deleted workspace: WorkspaceDeleted → RepositoryDeleted → PackageDeleted', async () => {
+  it('frees the storage of a deleted workspace once it is purged: WorkspaceDeleted → WorkspacePurged → RepositoryPurged → PackageDeleted', async () => {
     const workspace = (await alice.call('POST', '/workspaces', { name: 'Cascade', slug: `cascade-${Date.now()}` })).body;
     const repo = (await alice.call('POST', `/workspaces/${workspace.id}/repos`, { name: 'apt' })).body;
     const bytes = await upload(workspace.id, repo.id, 'cascade-hello');
     await expect.poll(async () => (await alice.call('GET', '/usage/summary')).body.storageBytesUsed, { timeout: 10_000 }).toBe(bytes.length);
     expect((await alice.call('DELETE', `/workspaces/${workspace.id}`)).status).toBe(204);
-    await expect.poll(async () => (await alice.call('GET', '/usage/summary')).body.storageBytesUsed, { timeout: 10_000 }).toBe(0);
+    await expect.poll(async () => (await alice.call('GET', '/usage/summary')).body.storageBytesUsed, { timeout: 20_000 }).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ export type { ConsoleRuntime, NavigationItem, RegisterModule, RemoteModule, Rout
 export { bootstrapConsole, type BootstrapOptions } from './bootstrap/bootstrap-console';
 export { useConsole, useSessionState } from './bootstrap/console-context';
 export { createConsoleQueryClient, FRESH_FOR_FIVE_MINUTES } from './query/query-client';
-export { formatBytes, formatDate, usageBarWidth, usagePercent } from './format/format';
+export { formatBytes, formatDate, formatTimeLeft, usageBarWidth, usagePercent } from './format/format';
 export { deriveSlug, SLUG_HINT, SLUG_PATTERN } from './format/slug';
 export { accountPasswordProblem } from './format/password';
 export * from './resources/types';

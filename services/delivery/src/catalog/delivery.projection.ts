@@ -1,6 +1,6 @@
 import { decodeEvent, isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
 import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import { IndexPublished, RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import { IndexPublished, RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import type { PublicationRecord, RepositoryRecord } from './served-file';
 
 export const REPOSITORIES = 'delivery_repositories';
@@ -19,7 +19,7 @@ const TOMBSTONE: RepositoryRecord = { id: '', kind: 'DEB', workspaceId: '', work
 
 /** the events delivery's read model is projected from, by the context whose inbox they arrive in */
 export const FOLLOWED_EVENTS = {
-  repository: { RepositoryCreated, RepositoryDeleted, IndexPublished },
+  repository: { RepositoryCreated, RepositoryDeleted, RepositoryRestored, RepositoryPurged, IndexPublished },
   artifact: { PackageUploaded, PackageDeleted },
 };
 
@@ -53,7 +53,10 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
       switch (event.type) {
         case 'RepositoryCreated': {
           const { data } = event;
+          // a deletion read before the creation (another partition) keeps it hidden
+          const known = await repositories.get(data.repositoryId);
           await repositories.upsert({
+            ...(known && { deleted: known.deleted, purged: known.purged }),
             id: data.repositoryId,
             kind: data.kind === 'RPM' ? 'RPM' : 'DEB',
             workspaceId: data.workspaceId,
@@ -65,10 +68,20 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
           });
           return onChange({ kind: 'repository', repositoryId: data.repositoryId });
         }
-        case 'RepositoryDeleted': {
+        case 'RepositoryDeleted':
+        case 'RepositoryRestored': {
+          // hidden during the grace period, served again as it was after a restoration
           const { repositoryId } = event.data;
-          // a tombstone: a publication finishing after the deletion must not bring it back
-          await repositories.upsert({ ...TOMBSTONE, ...(await repositories.get(repositoryId)), id: repositoryId, deleted: true });
+          const known = await repositories.get(repositoryId);
+          if (known?.purged) return;
+          // not known yet (its RepositoryCreated is on another partition): IndexPublished fills it in
+          await repositories.upsert({ ...TOMBSTONE, ...known, id: repositoryId, deleted: event.type === 'RepositoryDeleted' });
+          return onChange({ kind: 'repository', repositoryId });
+        }
+        case 'RepositoryPurged': {
+          const { repositoryId } = event.data;
+          // a tombstone: a publication finishing after the purge must not bring it back
+          await repositories.upsert({ ...TOMBSTONE, ...(await repositories.get(repositoryId)), id: repositoryId, deleted: true, purged: true });
           await publications.deleteMany({ repositoryId });
           await packages.deleteMany({ repositoryId });
           return onChange({ kind: 'repository', repositoryId });
@@ -77,9 +90,10 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
           const { data } = event;
           if (!data.manifest) return;
           const known = await repositories.get(data.repositoryId);
-          if (known?.deleted) return;
-          if (!known) {
+          if (known?.purged) return;
+          if (!known?.workspaceSlug) {
             await repositories.upsert({
+              ...known,
               id: data.repositoryId,
               kind: data.kind === 'RPM' ? 'RPM' : 'DEB',
               workspaceId: data.workspaceId,

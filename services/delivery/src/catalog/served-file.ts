@@ -11,8 +11,10 @@ export interface RepositoryRecord {
   ownerId: string;
   codename: string;
   component: string;
-  /** deleted: nothing of it is served, and late publications are ignored */
+  /** deleted: nothing of it is served (its publications are kept for a restoration) */
   deleted?: boolean;
+  /** purged after its grace period: its publications are gone, and late ones are ignored */
+  purged?: boolean;
 }
 
 /** One published generation of one distribution, as kept in delivery's read model. */

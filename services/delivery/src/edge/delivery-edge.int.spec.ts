@@ -245,10 +245,25 @@ describe('delivery edge', () => {
     expect(await response.text()).toBe(inRelease(6).toString());
   });
 
-  it('stops serving a deleted repository, and a late publication does not bring it back', async () => {
-    await project('RepositoryDeleted', { repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', deletedAt: new Date().toISOString() });
+  it('stops serving a deleted repository, serves it again as it was once restored, and never after its purge', async () => {
+    const ids = { repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1' };
+    const now = new Date().toISOString();
+    await project('RepositoryDeleted', { ...ids, deletedAt: now, purgeAt: now, withWorkspace: false });
     expect((await get('dists/bookworm/InRelease')).status).toBe(401);
+    // a publication finishing during the grace period is kept, not served
     await project('IndexPublished', await publication(8, [await put('dists/bookworm/InRelease', inRelease(8))], [6]));
+    expect((await get('dists/bookworm/InRelease')).status).toBe(401);
+    await project('RepositoryRestored', { ...ids, restoredAt: now });
+    const restored = await get('dists/bookworm/InRelease');
+    expect(restored.status).toBe(200);
+    expect(await restored.text()).toContain('Generation: 8');
+
+    await project('RepositoryDeleted', { ...ids, deletedAt: now, purgeAt: now, withWorkspace: false });
+    await project('RepositoryPurged', { ...ids, purgedAt: now });
+    expect((await get('dists/bookworm/InRelease')).status).toBe(401);
+    // nothing late brings a purged repository back
+    await project('IndexPublished', await publication(9, [await put('dists/bookworm/InRelease', inRelease(9))], [8]));
+    await project('RepositoryRestored', { ...ids, restoredAt: now });
     expect((await get('dists/bookworm/InRelease')).status).toBe(401);
   });
 });

@@ -15,6 +15,8 @@
 #   @STOCKED@          the distro/version pairs whose index held packages when the script was
 #                      served, space-separated; empty before the first upload
 #
+# The .repo file also names the source packages' repository (<name>-source, enabled=0): off
+# for installs, found by `dnf download --source` and `zypper source-install`.
 # Trust model: repo_gpgcheck=1 makes dnf/yum/zypper verify repodata/repomd.xml against the
 # repository key (which pins every package's SHA-256), and gpgcheck=1 (zypper:
 # pkg_gpgcheck=1) makes rpm verify each package's own header signature, made with the same
@@ -120,6 +122,16 @@ type=rpm-md
 repo_gpgcheck=1
 pkg_gpgcheck=1
 gpgkey=${PUBLIC_KEY_URL}
+
+[${FILE_STEM}-source]
+name=${REPOSITORY_NAME} (source packages)
+baseurl=${base_url}/SRPMS?credentials=${FILE_STEM}
+enabled=0
+autorefresh=1
+type=rpm-md
+repo_gpgcheck=1
+pkg_gpgcheck=1
+gpgkey=${PUBLIC_KEY_URL}
 REPO
   chmod 0644 "$repo_file"
 
@@ -142,15 +154,15 @@ else
   repo_file="${ROOT}/etc/yum.repos.d/${FILE_STEM}.repo"
   step="writing ${repo_file} (it holds the token, so it is readable by root only)"
   install -d -m 0755 "${ROOT}/etc/yum.repos.d"
-  (
-    umask 077
-    # skip_if_unavailable=False: otherwise a repository that fails verification is
-    # skipped with exit status 0 and the failure would go unnoticed.
-    cat >"$repo_file" <<REPO
-[${FILE_STEM}]
-name=${REPOSITORY_NAME}
-baseurl=${base_url}
-enabled=1
+  # one section: its id, name, baseurl and enabled; skip_if_unavailable=False, since otherwise
+  # a repository that fails verification is skipped with exit status 0 and the failure would
+  # go unnoticed
+  yum_section() {
+    cat <<REPO
+[$1]
+name=$2
+baseurl=$3
+enabled=$4
 repo_gpgcheck=1
 gpgcheck=1
 gpgkey=${PUBLIC_KEY_URL}
@@ -159,6 +171,14 @@ password=${password}
 skip_if_unavailable=False
 metadata_expire=300
 REPO
+  }
+  (
+    umask 077
+    {
+      yum_section "$FILE_STEM" "$REPOSITORY_NAME" "$base_url" 1
+      echo
+      yum_section "${FILE_STEM}-source" "${REPOSITORY_NAME} (source packages)" "${base_url}/SRPMS" 0
+    } >"$repo_file"
   )
 
   step="refreshing ${REPOSITORY_NAME} (${package_manager} makecache); check the token and that packages were published for ${distro_path}"

@@ -140,19 +140,25 @@ function aptText(baseUrl: string, stem: string, token: string, choice: AptChoice
 }
 
 function yumText(baseUrl: string, publicKeyUrl: string, stem: string, name: string, token: string): string {
-  // $releasever stays literal (quoted heredoc): dnf fills in the machine's EL version
-  return [
-    `sudo tee /etc/yum.repos.d/${stem}.repo >/dev/null <<'EOF'`,
-    `[${stem}]`,
-    `name=${name.replace(/[\r\n]/g, ' ')}`,
-    `baseurl=${baseUrl}/el/$releasever`,
-    'enabled=1',
+  const section = (id: string, title: string, url: string, enabled: 0 | 1) => [
+    `[${id}]`,
+    `name=${title.replace(/[\r\n]/g, ' ')}`,
+    `baseurl=${url}`,
+    `enabled=${enabled}`,
     'repo_gpgcheck=1',
     'gpgcheck=1',
     `gpgkey=${publicKeyUrl}`,
     `username=${token}`,
     'password=',
     'skip_if_unavailable=False',
+  ];
+  // $releasever stays literal (quoted heredoc): dnf fills in the machine's EL version. The
+  // source packages' repository is off until asked for (dnf download --source enables it).
+  return [
+    `sudo tee /etc/yum.repos.d/${stem}.repo >/dev/null <<'EOF'`,
+    ...section(stem, name, `${baseUrl}/el/$releasever`, 1),
+    '',
+    ...section(`${stem}-source`, `${name} (source packages)`, `${baseUrl}/el/$releasever/SRPMS`, 0),
     'EOF',
     'sudo chmod 600 /etc/yum.repos.d/' + stem + '.repo',
     `sudo dnf makecache --repo ${stem}`,

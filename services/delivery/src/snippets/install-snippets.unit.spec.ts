@@ -72,6 +72,9 @@ describe('installSnippets', () => {
     expect(snippets.yum).toContain(`baseurl=${origin}/rpm/acme/rpms/el/$releasever`);
     expect(snippets.yum).toMatch(/^repo_gpgcheck=1\ngpgcheck=1$/m);
     expect(snippets.yum).toContain('skip_if_unavailable=False');
+    // the source packages' repository, off until dnf download --source asks for it, checked like the binary one
+    const source = snippets.yum.slice(snippets.yum.indexOf('[rpms-source]'));
+    expect(source).toMatch(new RegExp(`^\\[rpms-source\\]\nname=rpms \\(source packages\\)\nbaseurl=${origin}/rpm/acme/rpms/el/\\$releasever/SRPMS\nenabled=0\nrepo_gpgcheck=1\ngpgcheck=1\n`));
     expect(snippets.setupCommands!.oneLiner).toBe(`curl -fsSL '${origin}/api/install-rpm.sh?repo=r2' | sudo bash -s -- ${TOKEN_PLACEHOLDER}`);
   });
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import type { GatewayOptions } from '../app';
 
-const ACTIONS = ['package.uploaded', 'package.copied', 'package.promoted', 'package.deleted', 'repository.created', 'repository.deleted', 'token.created', 'token.revoked'] as const;
+const ACTIONS = ['package.uploaded', 'package.copied', 'package.promoted', 'package.deleted', 'repository.created', 'repository.deleted', 'repository.restored', 'repository.purged', 'token.created', 'token.revoked'] as const;
 
 const AuditEntrySchema = Type.Object({
   id: Type.String(),

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayOptions } from '../app';
+import { advisoriesRoutes } from './advisories.routes';
 import { auditRoutes } from './audit.routes';
 import { authRoutes, wellKnownRoutes } from './auth.routes';
 import { installScriptsRoutes } from './install-scripts.routes';
@@ -27,6 +28,7 @@ export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [
   packagesRoutes,
   uploadRoutes,
   retentionRoutes,
+  advisoriesRoutes,
   auditRoutes,
   webhooksRoutes,
 ];

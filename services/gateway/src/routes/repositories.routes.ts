@@ -1,6 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { RepositoryServiceDefinition, type Repository } from '@packyard/proto/packyard/repository/v1/repository';
+import { RepositoryServiceDefinition, type DeletedRepository, type Repository } from '@packyard/proto/packyard/repository/v1/repository';
 import type { GatewayOptions } from '../app';
 
 export const RepositorySchema = Type.Object({
@@ -16,7 +16,14 @@ export const RepositorySchema = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
+export const DeletedRepositorySchema = Type.Object({
+  ...RepositorySchema.properties,
+  deletedAt: Type.String({ format: 'date-time' }),
+  purgeAt: Type.String({ format: 'date-time', description: 'when it is purged for good with its packages, tokens and keys, unless restored before' }),
+});
+
 export const toJson = ({ ownerId: _ownerId, workspaceSlug: _slug, ...repository }: Repository) => ({ ...repository, kind: repository.kind as 'DEB' | 'RPM' });
+const deletedToJson = ({ repository, deletedAt, purgeAt }: DeletedRepository) => ({ ...toJson(repository!), deletedAt, purgeAt });
 const InWorkspace = Type.Object({ workspaceId: Type.String() });
 const RepositoryPath = Type.Object({ workspaceId: Type.String(), id: Type.String() });
 
@@ -59,13 +66,42 @@ export const repositoriesRoutes: FastifyPluginAsync<GatewayOptions> = async (pla
     },
   );
 
+  app.get(
+    '/workspaces/:workspaceId/repos/deleted',
+    {
+      schema: {
+        tags,
+        security,
+        description: 'Repositories deleted from the workspace that can still be restored (DELETION_GRACE_S), soonest purged first',
+        params: InWorkspace,
+        response: { 200: Type.Array(DeletedRepositorySchema) },
+      },
+    },
+    async (request) => (await repositories.listDeletedRepositories({ workspaceId: request.params.workspaceId }, { caller: request.caller })).repositories.map(deletedToJson),
+  );
+
+  app.post(
+    '/workspaces/:workspaceId/repos/:id/restore',
+    {
+      schema: {
+        tags,
+        security,
+        description:
+          'Restores a deleted repository during its grace period with its packages, tokens, keys and settings; apt and dnf are served again as before. 409 when a repository created since holds its name.',
+        params: RepositoryPath,
+        response: { 200: RepositorySchema },
+      },
+    },
+    async (request) => toJson(await repositories.restoreRepository({ workspaceId: request.params.workspaceId, id: request.params.id }, { caller: request.caller })),
+  );
+
   app.get('/workspaces/:workspaceId/repos/:id', { schema: { tags, security, params: RepositoryPath, response: { 200: RepositorySchema } } }, async (request) =>
     toJson(await repositories.getRepository({ workspaceId: request.params.workspaceId, id: request.params.id }, { caller: request.caller })),
   );
 
   app.delete(
     '/workspaces/:workspaceId/repos/:id',
-    { schema: { tags, security, description: 'Deletes the repository with its packages and tokens', params: RepositoryPath } },
+    { schema: { tags, security, description: 'Deletes the repository with its packages and tokens: hidden and no longer served at once, restorable (POST …/restore) until the grace period (DELETION_GRACE_S) ends, then purged. Its name is free meanwhile.', params: RepositoryPath } },
     async (request, reply) => {
       await repositories.deleteRepository({ workspaceId: request.params.workspaceId, id: request.params.id }, { caller: request.caller });
       return reply.code(204).send();

@@ -14,6 +14,7 @@ export * from './apt/packages-index.writer';
 export * from './apt/release.writer';
 export * from './yum/yum-package.fragments';
 export * from './yum/repodata.writer';
+export * from './yum/updateinfo.writer';
 export * from './distributions';
 export * from './common/version-order';
 export * from './repository-keys';

@@ -11,6 +11,7 @@ export * from './grpc/grpc-clients';
 export * from './grpc/publication-wait';
 export * from './http/http-server';
 export * from './runtime/event-sourcing.module';
+export * from './runtime/deadline-sweeper';
 export * from './eventsourcing/index';
 export * from './readmodels/index';
 export * from './bus/index';

@@ -14,24 +14,21 @@ import type { WorkspaceServiceDefinition } from '@packyard/proto/packyard/worksp
 import type { ServiceImplementation } from 'nice-grpc';
 import { repositoriesDecider } from '../repositories/repositories.decider';
 import { isRepositoryIntegrationEvent, repositoriesStream } from '../repositories/repository.events';
-import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
+import { DELETED_REPOSITORIES, REPOSITORIES, type DeletedRepositoryDocument, type RepositoryDocument } from '../projections/repositories.projection';
+import { visibleRepository } from './visible-repository';
 
 const toRepository = (doc: RepositoryDocument): Repository => ({ ...doc });
+const toDeletedRepository = ({ deletedAt, purgeAt, withWorkspace: _withWorkspace, ...doc }: DeletedRepositoryDocument) => ({ repository: toRepository(doc), deletedAt, purgeAt });
 
 export function repositoryHandlers(
   es: EventSourcing,
   workspaces: PackyardClient<typeof WorkspaceServiceDefinition>,
+  settings: { deletionGraceSeconds: number },
 ): ServiceImplementation<typeof RepositoryServiceDefinition, CallerContext> {
   const repositories = es.readModels.collection<RepositoryDocument>(REPOSITORIES);
+  const deletedRepositories = es.readModels.collection<DeletedRepositoryDocument>(DELETED_REPOSITORIES);
 
-  /** the caller's repository, or 404 whether it is missing or someone else's */
-  const visibleRepository = async (caller: Caller, id: string, workspaceId: string) => {
-    const doc = id ? await repositories.get(id) : undefined;
-    if (!doc || (workspaceId && doc.workspaceId !== workspaceId) || !callerMaySee(caller, { ownerId: doc.ownerId, repositoryId: doc.id })) {
-      throw notFound('PACKYARD_REPOSITORY_NOT_FOUND', 'Repository not found');
-    }
-    return doc;
-  };
+  const visible = (caller: Caller, id: string, workspaceId: string) => visibleRepository(repositories, caller, id, workspaceId);
 
   return {
     async createRepository(request, { caller }) {
@@ -58,7 +55,7 @@ export function repositoryHandlers(
         { isIntegration: isRepositoryIntegrationEvent, metadata: { caller } },
       );
       await es.caughtUp(result.lastPosition);
-      return toRepository(await visibleRepository(caller, repositoryId, workspace.id));
+      return toRepository(await visible(caller, repositoryId, workspace.id));
     },
 
     async listRepositories(request, { caller }) {
@@ -74,20 +71,45 @@ export function repositoryHandlers(
     },
 
     async getRepository(request, { caller }) {
-      return toRepository(await visibleRepository(caller, request.id, request.workspaceId));
+      return toRepository(await visible(caller, request.id, request.workspaceId));
     },
 
     async deleteRepository(request, { caller }) {
-      const doc = await visibleRepository(caller, request.id, request.workspaceId);
+      const doc = await visible(caller, request.id, request.workspaceId);
+      const now = new Date();
+      const purgeAt = new Date(now.getTime() + settings.deletionGraceSeconds * 1000).toISOString();
       const result = await handleCommand(
         es.events,
         repositoriesStream(doc.workspaceId),
         repositoriesDecider,
-        { type: 'DeleteRepository', workspaceId: doc.workspaceId, repositoryId: doc.id, now: new Date().toISOString() },
+        { type: 'DeleteRepository', workspaceId: doc.workspaceId, repositoryId: doc.id, now: now.toISOString(), purgeAt },
         { isIntegration: isRepositoryIntegrationEvent, metadata: { caller } },
       );
       await es.caughtUp(result.lastPosition);
       return {};
+    },
+
+    async listDeletedRepositories(request, { caller }) {
+      // 404 for a workspace that is not the caller's, or is deleted itself
+      await workspaces.getWorkspace({ id: request.workspaceId }, { caller });
+      const docs = await deletedRepositories.find({ workspaceId: request.workspaceId, withWorkspace: false }, { sort: { field: 'purgeAt', direction: 1 } });
+      return { repositories: docs.filter((doc) => callerMaySee(caller, { ownerId: doc.ownerId, repositoryId: doc.id })).map(toDeletedRepository) };
+    },
+
+    async restoreRepository(request, { caller }) {
+      const doc = request.id ? await deletedRepositories.get(request.id) : undefined;
+      if (!doc || doc.workspaceId !== request.workspaceId || !callerMaySee(caller, { ownerId: doc.ownerId, repositoryId: doc.id })) {
+        throw notFound('PACKYARD_REPOSITORY_NOT_FOUND', 'Repository not found');
+      }
+      const result = await handleCommand(
+        es.events,
+        repositoriesStream(doc.workspaceId),
+        repositoriesDecider,
+        { type: 'RestoreRepository', workspaceId: doc.workspaceId, repositoryId: doc.id, now: new Date().toISOString() },
+        { isIntegration: isRepositoryIntegrationEvent, metadata: { caller } },
+      );
+      await es.caughtUp(result.lastPosition);
+      return toRepository(await visible(caller, doc.id, doc.workspaceId));
     },
 
     async resolveRepository(request) {

@@ -1,5 +1,5 @@
 import type { Projection } from '@packyard/platform';
-import { followedEvent } from '../publishing/followed-events';
+import { followedEvent, purgedRepositoryId } from '../publishing/followed-events';
 import { toPublishablePackage, type PublishablePackage } from './publishable-package';
 
 export const PUBLISHABLE_PACKAGES = 'publishable_packages';
@@ -8,7 +8,7 @@ export const PUBLISHABLE_PACKAGES = 'publishable_packages';
 export type PackageSetChange =
   | { kind: 'stored'; pkg: PublishablePackage }
   | { kind: 'deleted'; repositoryId: string; packageId: string }
-  | { kind: 'repository-deleted'; repositoryId: string };
+  | { kind: 'repository-purged'; repositoryId: string };
 
 /**
  * The package set of every repository, from artifact's events in the inbox: what the
@@ -22,10 +22,13 @@ export function publishablePackagesProjection(onChange: (change: PackageSetChang
     async handle(recorded, readModels) {
       const event = followedEvent(recorded);
       const packages = readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES);
+      // a deleted repository's packages are kept while it can be restored
+      const purged = purgedRepositoryId(event);
+      if (purged) {
+        await packages.deleteMany({ repositoryId: purged });
+        return onChange({ kind: 'repository-purged', repositoryId: purged });
+      }
       switch (event?.type) {
-        case 'RepositoryDeleted':
-          await packages.deleteMany({ repositoryId: event.data.repositoryId });
-          return onChange({ kind: 'repository-deleted', repositoryId: event.data.repositoryId });
         case 'PackageUploaded': {
           const pkg = toPublishablePackage(event.data);
           await packages.upsert(pkg);

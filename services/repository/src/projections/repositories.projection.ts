@@ -1,5 +1,6 @@
 import type { Projection, ReadModelStore } from '@packyard/platform';
 import { followedEvent } from '../publishing/followed-events';
+import { wasPurgedAtOnce } from '../repositories/repository.events';
 
 export interface RepositoryDocument {
   id: string;
@@ -16,6 +17,14 @@ export interface RepositoryDocument {
   updatedAt: string;
 }
 
+/** a deleted repository in its grace period, kept whole for its restoration */
+export interface DeletedRepositoryDocument extends RepositoryDocument {
+  deletedAt: string;
+  /** '' when it was deleted with its workspace: it is purged with the workspace */
+  purgeAt: string;
+  withWorkspace: boolean;
+}
+
 /** one document per stored package, so the counts are recomputed, never incremented (idempotent) */
 interface PackageSizeDocument {
   id: string;
@@ -24,6 +33,7 @@ interface PackageSizeDocument {
 }
 
 export const REPOSITORIES = 'repositories';
+export const DELETED_REPOSITORIES = 'deleted_repositories';
 const PACKAGE_SIZES = 'repository_package_sizes';
 
 async function refreshPackageTotals(readModels: ReadModelStore, repositoryId: string, at: string) {
@@ -35,13 +45,17 @@ async function refreshPackageTotals(readModels: ReadModelStore, repositoryId: st
   await repositories.upsert({ ...repository, packageCount: packages.length, sizeBytes, updatedAt: at > repository.updatedAt ? at : repository.updatedAt });
 }
 
-/** The repositories read model: what the API lists, plus package count and size from artifact's events. */
+/**
+ * The repositories read model: what the API lists, plus package count and size from
+ * artifact's events; the deleted ones apart until they are purged.
+ */
 export const repositoriesProjection: Projection = {
   name: 'repositories',
-  collections: [REPOSITORIES, PACKAGE_SIZES],
+  collections: [REPOSITORIES, DELETED_REPOSITORIES, PACKAGE_SIZES],
   async handle(recorded, readModels) {
     const event = followedEvent(recorded);
     const repositories = readModels.collection<RepositoryDocument>(REPOSITORIES);
+    const deletedRepositories = readModels.collection<DeletedRepositoryDocument>(DELETED_REPOSITORIES);
     switch (event?.type) {
       case 'RepositoryCreated': {
         const { data } = event;
@@ -62,8 +76,25 @@ export const repositoriesProjection: Projection = {
         return;
       }
       case 'RepositoryDeleted': {
+        const { data } = event;
+        const repository = await repositories.get(data.repositoryId);
+        await repositories.delete(data.repositoryId);
+        if (wasPurgedAtOnce(data)) await readModels.collection(PACKAGE_SIZES).deleteMany({ repositoryId: data.repositoryId });
+        else if (repository) await deletedRepositories.upsert({ ...repository, deletedAt: data.deletedAt, purgeAt: data.purgeAt, withWorkspace: data.withWorkspace });
+        return;
+      }
+      case 'RepositoryRestored': {
         const { repositoryId } = event.data;
-        await repositories.delete(repositoryId);
+        const deleted = await deletedRepositories.get(repositoryId);
+        if (!deleted) return;
+        const { deletedAt: _deletedAt, purgeAt: _purgeAt, withWorkspace: _withWorkspace, ...repository } = deleted;
+        await repositories.upsert(repository);
+        await deletedRepositories.delete(repositoryId);
+        return;
+      }
+      case 'RepositoryPurged': {
+        const { repositoryId } = event.data;
+        await deletedRepositories.delete(repositoryId);
         await readModels.collection(PACKAGE_SIZES).deleteMany({ repositoryId });
         return;
       }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inboxStream } from '@packyard/platform';
 import { projectionSpec } from '@packyard/testing/given-when-then';
-import { REPOSITORIES, repositoriesProjection, type RepositoryDocument } from './repositories.projection';
+import { DELETED_REPOSITORIES, REPOSITORIES, repositoriesProjection, type DeletedRepositoryDocument, type RepositoryDocument } from './repositories.projection';
 
 const created = {
   type: 'RepositoryCreated',
@@ -39,4 +39,30 @@ describe('repositories projection', () => {
       .then(async (readModels) => {
         expect(await readModels.collection(REPOSITORIES).find({})).toEqual([]);
       }));
+
+  it('keeps a deleted repository apart, whole, until it is restored or purged', async () => {
+    const ids = { repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1' };
+    const deleted = { type: 'RepositoryDeleted', stream: 'repositories-ws-1', data: { ...ids, deletedAt: '2026-01-03T00:00:00Z', purgeAt: '2026-01-10T00:00:00Z', withWorkspace: false } };
+    await projectionSpec(repositoriesProjection)
+      .given([created, uploaded('p-1', 100, '2026-01-02T00:00:00Z')])
+      .when([deleted])
+      .then(async (readModels) => {
+        expect(await readModels.collection(REPOSITORIES).find({})).toEqual([]);
+        expect(await readModels.collection<DeletedRepositoryDocument>(DELETED_REPOSITORIES).get('r-1')).toMatchObject({ name: 'tools', packageCount: 1, sizeBytes: 100, purgeAt: '2026-01-10T00:00:00Z' });
+      });
+    await projectionSpec(repositoriesProjection)
+      .given([created, uploaded('p-1', 100, '2026-01-02T00:00:00Z'), deleted])
+      .when([{ type: 'RepositoryRestored', stream: 'repositories-ws-1', data: { ...ids, restoredAt: '2026-01-04T00:00:00Z' } }, uploaded('p-2', 50, '2026-01-05T00:00:00Z')])
+      .then(async (readModels) => {
+        expect(await readModels.collection(DELETED_REPOSITORIES).find({})).toEqual([]);
+        expect(await readModels.collection<RepositoryDocument>(REPOSITORIES).get('r-1')).toMatchObject({ packageCount: 2, sizeBytes: 150 });
+      });
+    await projectionSpec(repositoriesProjection)
+      .given([created, uploaded('p-1', 100, '2026-01-02T00:00:00Z'), deleted])
+      .when([{ type: 'RepositoryPurged', stream: 'repositories-ws-1', data: { ...ids, purgedAt: '2026-01-10T00:00:00Z' } }])
+      .then(async (readModels) => {
+        expect(await readModels.collection(DELETED_REPOSITORIES).find({})).toEqual([]);
+        expect(await readModels.collection(REPOSITORIES).find({})).toEqual([]);
+      });
+  });
 });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventSourcing, RecordedEvent, Subscription } from '@packyard/platform';
-import { followedEvent } from './followed-events';
+import { followedEvent, purgedRepositoryId } from './followed-events';
 
 /** what changed in a repository since its last build */
 export interface BuildWork {
@@ -20,7 +20,7 @@ export interface BuildSchedulerOptions {
   logger: Logger;
   /** builds the repository's changed distributions; a rejection retries the same work later */
   build: (repositoryId: string, work: BuildWork) => Promise<void>;
-  /** a repository is gone: its pending work is dropped */
+  /** a repository is purged: what was kept for it goes */
   forget: (repositoryId: string) => void;
   /** how long a burst of uploads to one repository may keep arriving before a build starts */
   debounceMs?: number;
@@ -34,8 +34,8 @@ const CHECKPOINT_SAVE_MS = 1_000;
 
 /**
  * Decides which repositories to build, when: it follows the module's log from its
- * checkpoint and marks a repository dirty for each change to its package set, its signing
- * keys or its creation; per repository a short debounce, at most one build in flight,
+ * checkpoint and marks a repository dirty for each change to its package set, its
+ * advisories, its signing keys, its creation or its restoration; per repository a short debounce, at most one build in flight,
  * then one more if anything changed meanwhile. The checkpoint is the log position before
  * the oldest change not yet published, so a restart resumes with the repositories that
  * changed while the module was down (or while their build was in flight) and no others:
@@ -108,12 +108,25 @@ export class BuildScheduler {
       case 'RepositoryCreated':
         this.mark(event.data.repositoryId, recorded.position, {});
         break;
-      case 'RepositoryDeleted':
-        this.dirty.delete(event.data.repositoryId);
-        clearTimeout(this.timers.get(event.data.repositoryId));
-        this.timers.delete(event.data.repositoryId);
-        this.options.forget(event.data.repositoryId);
+      // the inputs digest of each distribution tells which ones the advisory changes
+      case 'AdvisoryCreated':
+      case 'AdvisoryDeleted':
+        this.mark(event.type === 'AdvisoryCreated' ? event.data.advisory!.repositoryId : event.data.repositoryId, recorded.position, {});
         break;
+      // a restoration serves the indices published before the deletion; a key changed meanwhile (its
+      // SigningKeysChanged found the repository deleted and built nothing) signs them anew
+      case 'RepositoryRestored':
+        this.mark(event.data.repositoryId, recorded.position, { force: true });
+        break;
+      // not built while deleted; its published indices stay, served again if it is restored
+      case 'RepositoryDeleted':
+        this.drop(event.data.repositoryId);
+        break;
+    }
+    const purged = purgedRepositoryId(event);
+    if (purged) {
+      this.drop(purged);
+      this.options.forget(purged);
     }
     this.seen = recorded.position;
     for (const waiter of this.seenWaiters) {
@@ -122,6 +135,12 @@ export class BuildScheduler {
       waiter.resolve();
     }
     this.notifyIdle();
+  }
+
+  private drop(repositoryId: string): void {
+    this.dirty.delete(repositoryId);
+    clearTimeout(this.timers.get(repositoryId));
+    this.timers.delete(repositoryId);
   }
 
   /** no `distribution`: every distribution of the repository */

@@ -1,10 +1,13 @@
 import {
   buildPackagesIndex,
+  buildUpdateinfo,
   buildRelease,
   buildRepodata,
   byHashPaths,
   indexFile,
+  isVisibleIn,
   packagesForArchitecture,
+  parseDistribution,
   packagesStanza,
   publishedArchitectures,
   yumPackageFragments,
@@ -14,18 +17,20 @@ import {
   type Distribution,
   GzipBlockCache,
   type IndexFile,
+  type RepodataOptions,
   type RpmPackage,
   type YumPackageFragments,
 } from '@packyard/formats';
+import type { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
 import type { PublishablePackage } from '../packages/publishable-package';
-import { debComponents, poolPath, type PublishedRepository } from './publication-layout';
+import { debComponents, isSourcePackage, poolPath, RPM_SOURCE_DIR, type PublishedRepository } from './publication-layout';
 
 /** One distribution's unsigned metadata; paths are relative to the distribution root. */
 export interface BuiltGeneration {
   /** every metadata file to store, the file to sign included */
   metadata: IndexFile[];
-  /** Release (DEB) or repodata/repomd.xml (RPM): what the signatures cover */
-  signable: IndexFile;
+  /** Release (DEB), or repodata/repomd.xml and SRPMS/repodata/repomd.xml (RPM): what the signatures cover */
+  signables: IndexFile[];
   /** by-hash paths, each a second name of a metadata file */
   aliases: { path: string; of: IndexFile }[];
   /** the package files the metadata points at */
@@ -106,15 +111,19 @@ export class IndexEntryCache {
 /** A stable Origin/Label/Codename for the repository's life: apt refuses a Release whose Origin or Label changed. */
 export const releaseOrigin = (repository: PublishedRepository) => `Packyard ${repository.workspaceSlug}/${repository.name}`;
 
-/** Builds one distribution's metadata from the packages visible in it; `date` is the publication time. */
+/**
+ * Builds one distribution's metadata from the packages visible in it and (RPM) the
+ * repository's advisories; `date` is the publication time.
+ */
 export async function buildGeneration(
   repository: PublishedRepository,
   target: Distribution,
   packages: readonly PublishablePackage[],
   cache: IndexEntryCache,
   date: Date,
+  advisories: readonly Advisory[] = [],
 ): Promise<BuiltGeneration> {
-  return repository.kind === 'DEB' ? buildDeb(repository, target, packages, cache, date) : buildRpm(repository, target, packages, cache, date);
+  return repository.kind === 'DEB' ? buildDeb(repository, target, packages, cache, date) : buildRpm(repository, target, packages, cache, date, advisories);
 }
 
 async function buildDeb(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
@@ -149,15 +158,64 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
   const metadata = indices.map((file) => ({ ...file, path: `${root}/${file.path}` }));
   const signable = indexFile(`${root}/Release`, Buffer.from(release, 'utf8'));
   const aliases = indices.flatMap((file, index) => byHashPaths(file).map((path) => ({ path: `${root}/${path}`, of: metadata[index] })));
-  return { metadata: [...metadata, signable], signable, aliases, pool };
+  return { metadata: [...metadata, signable], signables: [signable], aliases, pool };
 }
 
-async function buildRpm(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
-  const fragments = packages.map((pkg) => cache.yumFragments(pkg));
-  const pool = fragments.map(({ path }, index) => ({ path, pkg: packages[index] }));
+/**
+ * The advisories whose packages apply to `target` (their upload distribution is visible in
+ * it), each listing only those packages; oldest first, as dnf lists them.
+ */
+export function advisoriesFor(target: Distribution, advisories: readonly Advisory[]): Advisory[] {
+  return advisories
+    .map((advisory) => ({ ...advisory, packages: advisory.packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)) }))
+    .filter((advisory) => advisory.packages.length > 0)
+    .sort((a, b) => a.issuedAt.localeCompare(b.issuedAt) || a.id.localeCompare(b.id));
+}
+
+async function buildRpm(
+  repository: PublishedRepository,
+  target: Distribution,
+  packages: readonly PublishablePackage[],
+  cache: IndexEntryCache,
+  date: Date,
+  advisories: readonly Advisory[],
+): Promise<BuiltGeneration> {
   const seconds = Math.floor(date.getTime() / 1000);
-  const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
-  const repodata = await buildRepodata(fragments, { revision: String(seconds), timestamp: seconds }, blocks);
+  const applying = advisoriesFor(target, advisories);
+  // like modifyrepo_c: only a repository with advisories lists an updateinfo
+  const additional = applying.length
+    ? [{
+        type: 'updateinfo',
+        xml: buildUpdateinfo(applying, {
+          from: releaseOrigin(repository),
+          collection: { short: `${target.distro}-${target.version}`, name: `${releaseOrigin(repository)} ${target.distro} ${target.version}` },
+        }),
+      }]
+    : [];
+  const options = { revision: String(seconds), timestamp: seconds };
+  const distribution = `${target.distro}/${target.version}`;
+  // the source packages' repository is published empty too, so a [<name>-source] section always answers
+  const [binaries, sources] = await Promise.all([
+    yumRepository(packages.filter((pkg) => !isSourcePackage(pkg)), '', { ...options, additional }, cache, cache.blocksOf(repository.id, distribution)),
+    yumRepository(packages.filter(isSourcePackage), `${RPM_SOURCE_DIR}/`, options, cache, cache.blocksOf(repository.id, `${distribution}/${RPM_SOURCE_DIR}`)),
+  ]);
+  return {
+    metadata: [...binaries.metadata, ...sources.metadata],
+    signables: [binaries.repomd, sources.repomd],
+    aliases: [],
+    pool: [...binaries.pool, ...sources.pool],
+  };
+}
+
+/** one YUM repository (repodata and the packages it locates) whose root is `prefix` below the distribution root */
+async function yumRepository(packages: readonly PublishablePackage[], prefix: string, options: RepodataOptions, cache: IndexEntryCache, blocks: GzipBlockCache) {
+  const fragments = packages.map((pkg) => cache.yumFragments(pkg));
+  const repodata = await buildRepodata(fragments, options, blocks);
   blocks.sweep();
-  return { metadata: [...repodata.files, repodata.repomd], signable: repodata.repomd, aliases: [], pool };
+  const below = (file: IndexFile): IndexFile => ({ ...file, path: `${prefix}${file.path}` });
+  return {
+    metadata: [...repodata.files.map(below), below(repodata.repomd)],
+    repomd: below(repodata.repomd),
+    pool: fragments.map(({ path }, index) => ({ path: `${prefix}${path}`, pkg: packages[index] })),
+  };
 }

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { handleCommand, loadAggregate, serviceCaller, type AggregateCache, type EventSourcing, type PackyardClient } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
+import { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { ARMORED_KEY_FILE, KEYRING_FILE, type Distribution } from '@packyard/formats';
 import type { PublishablePackage } from '../packages/publishable-package';
-import { buildGeneration, IndexEntryCache, type BuiltGeneration } from './generation.builder';
+import { advisoriesFor, buildGeneration, IndexEntryCache, type BuiltGeneration } from './generation.builder';
 import { contentTypeOf, targetKey, type PublishedRepository } from './publication-layout';
 import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
 import { isPublicationIntegrationEvent, publicationStream } from './publication.events';
@@ -41,16 +42,27 @@ export class GenerationWorkflow {
 
   constructor(private readonly options: GenerationWorkflowOptions) {}
 
-  /** the generation made current, or undefined when the current one already has these inputs */
-  async publish(repository: PublishedRepository, target: Distribution, packages: PublishablePackage[], date: Date, force: boolean): Promise<number | undefined> {
+  /**
+   * the generation made current, or undefined when the current one already has these inputs;
+   * `advisories` are the repository's (those applying to `target` are published, RPM)
+   */
+  async publish(
+    repository: PublishedRepository,
+    target: Distribution,
+    packages: PublishablePackage[],
+    advisories: readonly Advisory[],
+    date: Date,
+    force: boolean,
+  ): Promise<number | undefined> {
     const distribution = targetKey(target);
     const stream = publicationStream(repository.id, distribution);
-    const inputsDigest = inputsDigestOf(repository, target, packages);
+    const applying = repository.kind === 'RPM' ? advisoriesFor(target, advisories) : [];
+    const inputsDigest = inputsDigestOf(repository, target, packages, applying);
     if (!force) {
       const current = this.publications.get(stream) ?? (await this.load(stream));
       if (current.state.currentInputs === inputsDigest) return undefined;
     }
-    const built = await buildGeneration(repository, target, packages, this.entries, date);
+    const built = await buildGeneration(repository, target, packages, this.entries, date, applying);
 
     // phase 1: every metadata file is stored before anything points at it; the signing
     // module signs those very bytes meanwhile (its signatures are recorded only in phase 2)
@@ -144,22 +156,30 @@ export class GenerationWorkflow {
     return files.map((file) => ({ ...file, contentType: KEY_CONTENT_TYPE }));
   }
 
-  /** InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over repomd.xml and the key beside it (RPM) */
+  /**
+   * InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over each repomd.xml (the
+   * binary and the source packages' repository) and the key beside it (RPM)
+   */
   private async sign(repository: PublishedRepository, built: BuiltGeneration): Promise<{ path: string; bytes: Buffer; fingerprint: string }[]> {
-    const dir = built.signable.path.slice(0, built.signable.path.lastIndexOf('/'));
     const modes = repository.kind === 'DEB' ? ['clearsign', 'detached'] : ['detached-armored'];
-    const result = await this.options.signing.sign({ repositoryId: repository.id, data: built.signable.bytes, modes }, { caller: REPOSITORY_CALLER });
-    const fingerprint = result.keyFingerprint;
-    if (repository.kind === 'DEB') {
-      return [
-        { path: `${dir}/InRelease`, bytes: Buffer.from(result.clearsigned), fingerprint },
-        { path: `${dir}/Release.gpg`, bytes: Buffer.from(result.detached), fingerprint },
-      ];
-    }
-    return [
-      { path: `${built.signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
-      { path: `${built.signable.path}.key`, bytes: Buffer.from((await this.publicKey(repository.id)).armored, 'utf8'), fingerprint },
-    ];
+    const signed = await Promise.all(
+      built.signables.map(async (signable) => {
+        const result = await this.options.signing.sign({ repositoryId: repository.id, data: signable.bytes, modes }, { caller: REPOSITORY_CALLER });
+        const fingerprint = result.keyFingerprint;
+        if (repository.kind === 'DEB') {
+          const dir = signable.path.slice(0, signable.path.lastIndexOf('/'));
+          return [
+            { path: `${dir}/InRelease`, bytes: Buffer.from(result.clearsigned), fingerprint },
+            { path: `${dir}/Release.gpg`, bytes: Buffer.from(result.detached), fingerprint },
+          ];
+        }
+        return [
+          { path: `${signable.path}.asc`, bytes: Buffer.from(result.detachedArmored), fingerprint },
+          { path: `${signable.path}.key`, bytes: Buffer.from((await this.publicKey(repository.id)).armored, 'utf8'), fingerprint },
+        ];
+      }),
+    );
+    return signed.flat();
   }
 
   private publicKey(repositoryId: string): Promise<{ armored: string; binary: Uint8Array }> {
@@ -176,17 +196,21 @@ export class GenerationWorkflow {
 /**
  * What the builders make of the same packages: raise it when a change to the builders
  * (a new index file, another field) must reach repositories whose packages did not change.
+ * 2: RPM distributions publish their source packages' repository (SRPMS/, empty too), and
+ * .xz indices are written by liblzma (lzma-native).
  */
-const BUILDER_REVISION = 1;
+const BUILDER_REVISION = 2;
 
 /**
  * SHA-256 over what a distribution's generation is made of: the builders' revision, the repository's layout and
- * names (they appear in Release and in URLs) and every visible package (its id and bytes).
- * The signing keys are not in it: a key change forces the next build instead.
+ * names (they appear in Release and in URLs), every visible package (its id and bytes) and the advisories
+ * applying to it (updateinfo.xml). The signing keys are not in it: a key change forces the next build instead.
  */
-export function inputsDigestOf(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[]): string {
+export function inputsDigestOf(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], advisories: readonly Advisory[]): string {
   const hash = createHash('sha256');
   hash.update(JSON.stringify([BUILDER_REVISION, repository.kind, repository.workspaceSlug, repository.name, repository.codename, repository.component, target.distro, target.version]));
   for (const pkg of [...packages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) hash.update(`\n${pkg.id} ${pkg.sha256} ${pkg.distribution}`);
+  // as published: only the packages that apply to this distribution, in updateinfo's order
+  for (const advisory of advisories) hash.update(`\n${JSON.stringify(Advisory.toJSON(advisory))}`);
   return hash.digest('hex');
 }

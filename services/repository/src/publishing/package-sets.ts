@@ -30,7 +30,7 @@ export class PackageSets {
     const repositoryId = change.kind === 'stored' ? change.pkg.repositoryId : change.repositoryId;
     this.loading.get(repositoryId)?.changes.push(change);
     const set = this.sets.get(repositoryId);
-    if (change.kind === 'repository-deleted') this.sets.delete(repositoryId);
+    if (change.kind === 'repository-purged') this.sets.delete(repositoryId);
     else if (change.kind === 'stored') set?.set(change.pkg.id, change.pkg);
     else set?.delete(change.packageId);
   }

@@ -19,6 +19,8 @@ import {
  *   RPM  root `{repositoryUrl}/{distro}/{version}`:
  *          repodata/repomd.xml | repomd.xml.asc | repomd.xml.key | <sha256>-{primary,filelists,other}.xml.gz
  *          Packages/{upload distro}/{upload version}/{letter}/{name}-{version}-{release}.{arch}.rpm
+ *        and the source packages (.src.rpm) as a repository of their own below it, with the same layout:
+ *          SRPMS/repodata/repomd.xml | repomd.xml.asc | … ,  SRPMS/Packages/…/{name}-{version}-{release}.src.rpm
  * The upload distribution is part of a pool path because the same name, version and
  * architecture may be uploaded with different bytes for, say, ubuntu/noble and
  * ubuntu/any-version, and both are visible in the ubuntu/noble index.
@@ -64,6 +66,16 @@ export const targetsShowing = (repository: Pick<PublishedRepository, 'kind' | 'c
 export const debComponents = (component: string): string[] => [...new Set([component, ...INSTALL_COMPONENTS])];
 
 export const targetKey = (target: Distribution) => `${target.distro}/${target.version}`;
+
+/**
+ * Where an RPM distribution's source packages are published: a repository of their own (the
+ * `[<name>-source]` section of the .repo file, enabled=0), not arch `src` entries in the
+ * binary repodata, so machines that only install never download source metadata and
+ * `dnf download --source` finds them the way it finds Fedora's and EL's `-source` repositories.
+ */
+export const RPM_SOURCE_DIR = 'SRPMS';
+/** rpm names a source package's architecture `src` (PackageUploaded's architecture) */
+export const isSourcePackage = (pkg: { architecture: string }) => pkg.architecture === 'src';
 
 /** Debian's pool fan-out: `lib` packages by their first four letters, others by the first */
 const poolLetter = (name: string) => (name.startsWith('lib') && name.length > 3 ? name.slice(0, 4) : name.slice(0, 1));

@@ -3,6 +3,7 @@ import { isVisibleIn, parseDistribution } from '@packyard/formats';
 import type { EventSourcing, PackyardClient, RunningProjection } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
+import { ADVISORIES, type AdvisoryDocument } from '../advisories/advisories.projection';
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
 import { BuildScheduler, type BuildWork } from './build-scheduler';
 import { GenerationWorkflow } from './generation.workflow';
@@ -30,7 +31,7 @@ export interface PublisherOptions {
  * repositories changed, when to build, checkpointed), the package sets (from the
  * projection), the generation workflow (build → sign → publish through the command
  * handler, skipped when the inputs did not change) and the index-blob cleanup after a
- * repository's deletion (a reaction). This class runs a repository's build over its
+ * repository's purge (a reaction). This class runs a repository's build over its
  * distributions and answers `?wait=published`.
  */
 export class Publisher {
@@ -114,18 +115,20 @@ export class Publisher {
     const { es, logger, packageSets } = this.options;
     // the projections hold every change the work was marked for
     await es.caughtUp(work.upTo, 120_000);
+    // deleted (in its grace period) or purged: nothing is built, what was published stays as it was
     const document = await es.readModels.collection<RepositoryDocument>(REPOSITORIES).get(repositoryId);
     if (!document) return;
     const repository = toPublishedRepository(document);
     const targets = work.all ? publicationTargets(repository) : uniqueTargets([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
     const packages = await packageSets.of(repositoryId);
+    const advisories = (await es.readModels.collection<AdvisoryDocument>(ADVISORIES).find({ repositoryId })).map((doc) => doc.advisory);
     this.workflow.entries.retain(repositoryId, new Set(packages.map((pkg) => pkg.id)));
     if (work.force) this.workflow.forgetKey(repositoryId);
     const started = performance.now();
     const date = new Date();
     let built = 0;
     await forEachLimited(targets, this.options.concurrency ?? 4, async (target) => {
-      const generation = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), date, work.force);
+      const generation = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date, work.force);
       if (generation === undefined) return;
       built += 1;
       const current = this.currentGenerations.get(repositoryId) ?? new Map<string, number>();

@@ -192,6 +192,28 @@ describe('packyard client commands', () => {
     expect(JSON.parse((await cli(['tokens', 'ls', 'acme-ci/tokened', '--json'])).stdout)).toEqual([]);
   }, 120_000);
 
+  it('advisories posts, lists, shows and withdraws an advisory of an RPM repository', async () => {
+    await createRepository('errata', 'RPM');
+    const posted = await cli([
+      'advisories', 'create', 'acme-ci/errata', '--type', 'security', '--severity', 'Critical', '--title', 'hello: overflow',
+      '--package', 'hello-1:2.0-1.el9.x86_64', '--package', 'hello-libs-2.0-1.el9.x86_64', '--distribution', 'el/9', '--cve', 'CVE-2026-4242',
+    ]);
+    expect(posted.stderr).toBe('');
+    const id = posted.stdout.trim();
+    expect(id).toMatch(/^PKY-\d{4}-0001$/);
+    expect((await cli(['advisories', 'acme-ci/errata'])).stdout).toMatch(new RegExp(`^${id}\\s+security\\s+Critical\\s+\\d{4}-\\d\\d-\\d\\d\\s+hello: overflow$`, 'm'));
+    const shown = JSON.parse((await cli(['advisories', 'show', 'acme-ci/errata', id, '--json'])).stdout);
+    expect(shown.packages).toEqual([
+      { name: 'hello', epoch: 1, version: '2.0', release: '1.el9', arch: 'x86_64', distribution: 'el/9' },
+      { name: 'hello-libs', epoch: 0, version: '2.0', release: '1.el9', arch: 'x86_64', distribution: 'el/9' },
+    ]);
+    expect(shown.references).toEqual([expect.objectContaining({ type: 'cve', id: 'CVE-2026-4242' })]);
+    const refused = await cli(['advisories', 'create', 'acme-ci/errata', '--type', 'hotfix', '--title', 'x', '--package', 'hello-2.0-1.x86_64', '--distribution', 'el/9']);
+    expect(refused).toMatchObject({ code: EXIT.usage, stderr: expect.stringContaining('Advisory type must be one of security, bugfix, enhancement') });
+    expect((await cli(['advisories', 'rm', 'acme-ci/errata', id])).code).toBe(0);
+    expect((await cli(['advisories', 'show', 'acme-ci/errata', id])).code).toBe(EXIT.notFound);
+  }, 120_000);
+
   it('draws a progress bar per file on a terminal and plain lines elsewhere', async () => {
     await createRepository('progress');
     const file = await buildDeb({ name: 'packyard-progress', version: '1.0.0', arch: 'all' }, work);

@@ -1,5 +1,6 @@
 import { commandContext, COMMON_HELP, type ClientCommand, type ClientIo } from './command';
 import { ClientError, EXIT, EXIT_CODES_HELP } from './exit-codes';
+import { advisoriesCommand } from './commands/advisories.command';
 import { loginCommand } from './commands/login.command';
 import { lsCommand } from './commands/ls.command';
 import { promoteCommand } from './commands/promote.command';
@@ -8,13 +9,13 @@ import { rmCommand } from './commands/rm.command';
 import { tokensCommand } from './commands/tokens.command';
 
 /** The client side of the `packyard` program: commands a developer or CI job runs against a server. */
-export const CLIENT_COMMANDS: ClientCommand[] = [loginCommand, pushCommand, lsCommand, rmCommand, promoteCommand, tokensCommand];
+export const CLIENT_COMMANDS: ClientCommand[] = [loginCommand, pushCommand, lsCommand, rmCommand, promoteCommand, tokensCommand, advisoriesCommand];
 
 export const isClientCommand = (name: string | undefined) => CLIENT_COMMANDS.some((command) => command.name === name);
 
 /** the client part of `packyard --help` */
 export const clientUsage = () => `Client commands (packyard <command> --help for each):
-${CLIENT_COMMANDS.map((c) => `  packyard ${c.name.padEnd(8)} ${c.summary}`).join('\n')}
+${CLIENT_COMMANDS.map((c) => `  packyard ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
 
   PACKYARD_URL and PACKYARD_TOKEN (an account token) override what \`packyard login\` stored.
 

@@ -37,7 +37,8 @@ async function aptServes(base: string, target: Distribution, pkg: Package, token
 }
 
 async function yumServes(base: string, target: Distribution, pkg: Package, token: string): Promise<boolean> {
-  const root = `${base}/${target.distro}/${target.version}`;
+  // a source package (architecture src) is in the distribution's source repository, SRPMS/
+  const root = `${base}/${target.distro}/${target.version}${pkg.architecture === 'src' ? '/SRPMS' : ''}`;
   const repomd = await fetchEdge(`${root}/repodata/repomd.xml`, token);
   const primaryHref = repomd && /<data type="primary">[\s\S]*?<location href="([^"]+)"/.exec(repomd.toString('utf8'))?.[1];
   if (!primaryHref) return false;

@@ -51,4 +51,17 @@ describe('waitUntilInstallable', () => {
     expect(error).toBeInstanceOf(ClientError);
     expect(error).toMatchObject({ exitCode: EXIT.auth });
   });
+
+  it('looks for a source package in the distribution\'s SRPMS/ repository', async () => {
+    const rpmRepository = { ...repository, kind: 'RPM', codename: '', component: '' } satisfies Repository;
+    const source = { ...pkg, architecture: 'src', filename: 'hello-1.0-1.src.rpm', distribution: 'el/9' } satisfies Package;
+    server = createServer((request, response) => {
+      if (request.url === '/rpm/w/tools/el/9/SRPMS/repodata/repomd.xml') return void response.end('<data type="primary">\n<location href="repodata/p-primary.xml"/>');
+      if (request.url === '/rpm/w/tools/el/9/SRPMS/repodata/p-primary.xml') return void response.end('<location href="Packages/el/9/h/hello-1.0-1.src.rpm"/>');
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const repositoryUrl = `http://127.0.0.1:${(server!.address() as AddressInfo).port}/rpm/w/tools`;
+    await waitUntilInstallable(source, { repositoryUrl, repository: rpmRepository, token: TOKEN, timeoutMs: 2_000, pollMs: 10 });
+  });
 });

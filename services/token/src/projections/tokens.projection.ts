@@ -1,5 +1,6 @@
 import { isInboxEvent, type Projection } from '@packyard/platform';
 import type { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
+import type { RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import type { AccessTokenCreated, AccessTokenRevoked, AccessTokenUsed, RepoTokenCreated, RepoTokenRevealed, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
 
 export interface RepoTokenDocument {
@@ -47,10 +48,12 @@ export const REPO_TOKENS = 'repo_tokens';
 export const REPO_TOKEN_REVEALS = 'repo_token_reveals';
 export const ACCESS_TOKENS = 'access_tokens';
 export const TOKEN_HASHES = 'token_hashes';
+/** deleted repositories in their grace period: their tokens are refused, not revoked, so a restoration brings them back */
+export const SUSPENDED_REPOSITORIES = 'suspended_repositories';
 
 export const tokensProjection: Projection = {
   name: 'tokens',
-  collections: [REPO_TOKENS, ACCESS_TOKENS, TOKEN_HASHES, REPO_TOKEN_REVEALS],
+  collections: [REPO_TOKENS, ACCESS_TOKENS, TOKEN_HASHES, REPO_TOKEN_REVEALS, SUSPENDED_REPOSITORIES],
   async handle(event, readModels) {
     const repoTokens = readModels.collection<RepoTokenDocument>(REPO_TOKENS);
     const accessTokens = readModels.collection<AccessTokenDocument>(ACCESS_TOKENS);
@@ -93,6 +96,17 @@ export const tokensProjection: Projection = {
         const { tokenId, usedAt } = event.data as AccessTokenUsed;
         const accessToken = await accessTokens.get(tokenId);
         if (accessToken && usedAt > accessToken.lastUsed) await accessTokens.upsert({ ...accessToken, lastUsed: usedAt });
+        return;
+      }
+      case 'RepositoryDeleted': {
+        if (!isInboxEvent(event.stream, 'repository')) return;
+        await readModels.collection(SUSPENDED_REPOSITORIES).upsert({ id: (event.data as RepositoryDeleted).repositoryId });
+        return;
+      }
+      case 'RepositoryRestored':
+      case 'RepositoryPurged': {
+        if (!isInboxEvent(event.stream, 'repository')) return;
+        await readModels.collection(SUSPENDED_REPOSITORIES).delete((event.data as RepositoryRestored | RepositoryPurged).repositoryId);
         return;
       }
       case 'FilesServed': {

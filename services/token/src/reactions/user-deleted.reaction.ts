@@ -6,7 +6,7 @@ import { accessTokenStream, isIntegration } from '../tokens/token.events';
 
 /**
  * UserDeleted → revoke the account's access tokens. Its repository tokens go with its
- * repositories (RepositoryDeleted, after the workspaces are deleted).
+ * repositories (RepositoryPurged, after the workspaces are deleted, at once for a deleted account).
  */
 export const userDeletedReaction = (events: EventStore, readModels: ReadModelStore): Reaction => ({
   contexts: ['identity'],

@@ -1,4 +1,4 @@
-import type { Collection, EventStore, Subscription } from '@packyard/platform';
+import { isInboxEvent, type Collection, type EventStore, type Subscription } from '@packyard/platform';
 import type { ValidateTokenResponse } from '@packyard/proto/packyard/token/v1/token';
 import type { TokenHashDocument } from '../projections/tokens.projection';
 import { hashTokenValue } from './token-value';
@@ -20,6 +20,8 @@ export function createTokenValidator(hashes: Collection<TokenHashDocument>, reco
   const cache = new Map<string, TokenHashDocument>();
   const hashesOf = new Map<string, string>();
   const lastRecordedUse = new Map<string, number>();
+  /** deleted repositories in their grace period: their tokens are refused until a restoration */
+  const suspended = new Set<string>();
 
   const noteUse = (entry: TokenHashDocument) => {
     // repository tokens' uses come from what delivery served (FilesServed)
@@ -53,14 +55,26 @@ export function createTokenValidator(hashes: Collection<TokenHashDocument>, reco
       }
       // a token limited to a repository opens only that one
       if (repositoryId && entry.repositoryId && entry.repositoryId !== repositoryId) return INVALID;
+      if (suspended.has(entry.repositoryId) || suspended.has(repositoryId)) return INVALID;
       noteUse(entry);
       return { valid: true, kind: entry.kind, tokenId: entry.tokenId, ownerId: entry.ownerId, scopes: entry.scopes, repositoryId: entry.repositoryId };
     },
 
-    /** follows the log from now on and evicts every revoked token (revocations by other replicas) */
-    async followRevocations(events: EventStore): Promise<Subscription> {
-      return events.subscribe(await events.lastPosition(), async (event) => {
+    /**
+     * Follows the log from now on: evicts every revoked token (revocations by other replicas)
+     * and keeps the suspended repositories, loaded once the projection holds every event
+     * up to where following starts.
+     */
+    async followLog(events: EventStore, suspendedRepositories: Collection<{ id: string }>, caughtUp: (position: number) => Promise<void>): Promise<Subscription> {
+      const from = await events.lastPosition();
+      await caughtUp(from);
+      for (const { id } of await suspendedRepositories.find({})) suspended.add(id);
+      return events.subscribe(from, async (event) => {
         if (REVOCATIONS.has(event.type)) evict((event.data as { tokenId: string }).tokenId);
+        if (!isInboxEvent(event.stream, 'repository')) return;
+        const { repositoryId } = event.data as { repositoryId: string };
+        if (event.type === 'RepositoryDeleted') suspended.add(repositoryId);
+        else suspended.delete(repositoryId);
       });
     },
   };

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteEventStore, SqliteReadModelStore, type Subscription } from '@packyard/platform';
-import { TOKEN_HASHES, type TokenHashDocument } from '../projections/tokens.projection';
+import { recordInbox, SqliteEventStore, SqliteReadModelStore, type Subscription } from '@packyard/platform';
+import { SUSPENDED_REPOSITORIES, TOKEN_HASHES, type TokenHashDocument } from '../projections/tokens.projection';
 import { createTokenValidator, type TokenValidator } from './token-validator';
 import { hashTokenValue } from './token-value';
 
@@ -24,7 +24,9 @@ describe('token validator', () => {
     validator = createTokenValidator(readModels.collection<TokenHashDocument>(TOKEN_HASHES), async (tokenId) => {
       uses.push(tokenId);
     });
-    following = await validator.followRevocations(events);
+    // r-0 was deleted before this replica started: the projection holds it
+    await readModels.collection(SUSPENDED_REPOSITORIES).upsert({ id: 'r-0' });
+    following = await validator.followLog(events, readModels.collection(SUSPENDED_REPOSITORIES), async () => {});
     await store('pyd_rt_a', { kind: 'repo_token', tokenId: 'rt-1', ownerId: 'u-1', repositoryId: 'r-1', scopes: ['read'] });
     await store('pyd_at_b', { kind: 'access_token', tokenId: 'at-1', ownerId: 'u-1', repositoryId: '', scopes: ['read', 'admin'] });
   });
@@ -51,6 +53,23 @@ describe('token validator', () => {
     // another replica revokes: this one reads it from the log
     await events.append('repo_token-rt-1', 'ANY', [{ id: 'e-1', type: 'RepoTokenRevoked', data: { tokenId: 'rt-1' } }]);
     await expect.poll(async () => (await validator.validate('pyd_rt_a', 'r-1')).valid, { timeout: 5_000 }).toBe(false);
+  });
+
+  it('refuses the tokens of a deleted repository during its grace period, and accepts them again after its restoration', async () => {
+    await store('pyd_rt_old', { kind: 'repo_token', tokenId: 'rt-0', ownerId: 'u-1', repositoryId: 'r-0', scopes: ['read'] });
+    await store('pyd_at_limited', { kind: 'access_token', tokenId: 'at-2', ownerId: 'u-1', repositoryId: 'r-1', scopes: ['read'] });
+    expect((await validator.validate('pyd_rt_old', 'r-0')).valid).toBe(false);
+    expect((await validator.validate('pyd_rt_a', 'r-1')).valid).toBe(true);
+    const repositoryEvent = (id: string, type: string) => recordInbox(events, 'repository', { id, type, key: 'k', data: { repositoryId: 'r-1' }, metadata: {} });
+    await repositoryEvent('m-1', 'RepositoryDeleted');
+    await expect.poll(async () => (await validator.validate('pyd_rt_a', 'r-1')).valid, { timeout: 5_000 }).toBe(false);
+    expect((await validator.validate('pyd_at_limited', '')).valid).toBe(false);
+    // an unlimited account token is refused for that repository, not for others
+    expect((await validator.validate('pyd_at_b', 'r-1')).valid).toBe(false);
+    expect((await validator.validate('pyd_at_b', 'r-2')).valid).toBe(true);
+    await repositoryEvent('m-2', 'RepositoryRestored');
+    await expect.poll(async () => (await validator.validate('pyd_rt_a', 'r-1')).valid, { timeout: 5_000 }).toBe(true);
+    expect((await validator.validate('pyd_at_limited', '')).valid).toBe(true);
   });
 
   it('records an access token use at most once a minute, and never a repository token use', async () => {

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceImplementation } from 'nice-grpc';
-import { forbidden, handleCommand, type CallerContext, type EventSourcing } from '@packyard/platform';
+import { forbidden, handleCommand, isServiceCaller, notFound, type CallerContext, type EventSourcing } from '@packyard/platform';
 import type { Workspace, WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import {
+  DELETED_WORKSPACES,
   egressIn,
   monthOf,
   OWNER_USAGE,
   WORKSPACE_REPOSITORIES,
   WORKSPACE_USAGE,
   WORKSPACES,
+  type DeletedWorkspaceDocument,
   type UsageDocument,
   type WorkspaceDocument,
   type WorkspaceRepositoryDocument,
@@ -19,9 +21,11 @@ import { slugFor } from '../workspaces/workspace-slug';
 import { workspaceStream } from '../workspaces/workspace.events';
 import { workspaceVisibility } from './workspace-visibility';
 
-export interface PlanLimits {
+export interface WorkspaceSettings {
   storageLimitBytes: number;
   egressLimitBytes: number;
+  /** how long a deleted workspace can be restored */
+  deletionGraceSeconds: number;
 }
 
 const isIntegration = () => true;
@@ -29,8 +33,9 @@ const AUDIT_PAGE_SIZE = 50;
 const MAX_AUDIT_PAGE_SIZE = 1000;
 export const LIMITED_TOKEN = 'This token is limited to one repository';
 
-export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): ServiceImplementation<typeof WorkspaceServiceDefinition, CallerContext> {
+export function workspaceHandlers(es: EventSourcing, settings: WorkspaceSettings): ServiceImplementation<typeof WorkspaceServiceDefinition, CallerContext> {
   const workspaces = es.readModels.collection<WorkspaceDocument>(WORKSPACES);
+  const deletedWorkspaces = es.readModels.collection<DeletedWorkspaceDocument>(DELETED_WORKSPACES);
   const repositories = es.readModels.collection<WorkspaceRepositoryDocument>(WORKSPACE_REPOSITORIES);
   const workspaceUsage = es.readModels.collection<UsageDocument>(WORKSPACE_USAGE);
   const ownerUsage = es.readModels.collection<UsageDocument>(OWNER_USAGE);
@@ -80,24 +85,52 @@ export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): Servic
       const workspace = await visibleWorkspace(caller, request.id);
       // the workspace holds other repositories than the one the token is limited to
       if (caller.repositoryId) throw forbidden(LIMITED_TOKEN);
+      const now = new Date();
+      const purgeAt = new Date(now.getTime() + settings.deletionGraceSeconds * 1000).toISOString();
       const result = await handleCommand(
         es.events,
         workspaceStream(workspace.slug),
         workspaceDecider,
-        { type: 'DeleteWorkspace', workspaceId: workspace.id, now: new Date().toISOString() },
+        { type: 'DeleteWorkspace', workspaceId: workspace.id, now: now.toISOString(), purgeAt },
         { isIntegration, metadata: { caller } },
       );
       await es.caughtUp(result.lastPosition);
       return {};
     },
 
+    async listDeletedWorkspaces(_request, { caller }) {
+      // a token limited to one repository sees no deleted workspace: it could restore only the whole
+      if (!caller.userId || caller.repositoryId) return { workspaces: [] };
+      const docs = await deletedWorkspaces.find({ ownerId: caller.userId }, { sort: { field: 'purgeAt', direction: 1 } });
+      return {
+        workspaces: await Promise.all(
+          docs.map(async ({ ownerId: _ownerId, ...doc }) => ({ ...doc, repositoryCount: await repositories.count({ workspaceId: doc.id }) })),
+        ),
+      };
+    },
+
+    async restoreWorkspace(request, { caller }) {
+      const deleted = request.id ? await deletedWorkspaces.get(request.id) : undefined;
+      if (!deleted || (!isServiceCaller(caller) && deleted.ownerId !== caller.userId)) throw notFound('PACKYARD_WORKSPACE_NOT_FOUND', 'Workspace not found');
+      if (caller.repositoryId) throw forbidden(LIMITED_TOKEN);
+      const result = await handleCommand(
+        es.events,
+        workspaceStream(deleted.slug),
+        workspaceDecider,
+        { type: 'RestoreWorkspace', workspaceId: deleted.id, slug: deleted.slug, now: new Date().toISOString() },
+        { isIntegration, metadata: { caller } },
+      );
+      await es.caughtUp(result.lastPosition);
+      return toWorkspace(await visibleWorkspace(caller, deleted.id));
+    },
+
     async getUsageSummary(_request, { caller }) {
       const usage = caller.userId ? await ownerUsage.get(caller.userId) : undefined;
       return {
         storageBytesUsed: usage?.storageBytesUsed ?? 0,
-        storageBytesLimit: limits.storageLimitBytes,
+        storageBytesLimit: settings.storageLimitBytes,
         egressBytesUsed: egressIn(usage, monthOf(new Date().toISOString())),
-        egressBytesLimit: limits.egressLimitBytes,
+        egressBytesLimit: settings.egressLimitBytes,
       };
     },
 

@@ -2,9 +2,10 @@ import { isInboxEvent, type Caller, type Projection, type ReadModelStore, type R
 import type { AuditEntry } from '@packyard/proto/packyard/workspace/v1/workspace';
 import type { PackageCopied, PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { UserRegistered } from '@packyard/proto/packyard/identity/v1/events';
-import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import type { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import type { AccessTokenCreated, AccessTokenRevoked, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
-import type { WorkspaceCreated, WorkspaceDeleted } from '@packyard/proto/packyard/workspace/v1/events';
+import type { WorkspaceCreated, WorkspaceDeleted, WorkspacePurged } from '@packyard/proto/packyard/workspace/v1/events';
+import { wasPurgedAtOnce } from '../workspaces/workspace.events';
 
 export interface AuditEntryDocument extends AuditEntry {
   workspaceId: string;
@@ -45,8 +46,13 @@ export const auditLogProjection: Projection = {
       await names.upsert({ id: nameKey('workspace', data.workspaceId), name: data.name, ownerId: data.ownerId });
       return;
     }
-    if (!fromOutside && event.type === 'WorkspaceDeleted') {
+    // a deleted workspace can be restored with its log until it is purged
+    if (!fromOutside && event.type === 'WorkspaceDeleted' && wasPurgedAtOnce(event.data as WorkspaceDeleted)) {
       await names.delete(nameKey('workspace', (event.data as WorkspaceDeleted).workspaceId));
+      return;
+    }
+    if (!fromOutside && event.type === 'WorkspacePurged') {
+      await names.delete(nameKey('workspace', (event.data as WorkspacePurged).workspaceId));
       return;
     }
     if (!fromOutside) return;
@@ -68,9 +74,12 @@ export const auditLogProjection: Projection = {
         await record(data.workspaceId, { action: 'repository.created', target: data.name, repositoryId: data.repositoryId, reason: '' });
         return;
       }
-      case 'RepositoryDeleted': {
-        const data = event.data as RepositoryDeleted;
-        await record(data.workspaceId, { action: 'repository.deleted', target: await repositoryName(data.repositoryId), repositoryId: data.repositoryId, reason: '' });
+      case 'RepositoryDeleted':
+      case 'RepositoryRestored':
+      case 'RepositoryPurged': {
+        const data = event.data as RepositoryDeleted | RepositoryRestored | RepositoryPurged;
+        const action = { RepositoryDeleted: 'repository.deleted', RepositoryRestored: 'repository.restored', RepositoryPurged: 'repository.purged' }[event.type];
+        await record(data.workspaceId, { action, target: await repositoryName(data.repositoryId), repositoryId: data.repositoryId, reason: '' });
         return;
       }
       case 'PackageUploaded': {

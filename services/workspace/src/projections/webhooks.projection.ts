@@ -2,9 +2,11 @@ import { isInboxEvent, type Collection, type Projection } from '@packyard/platfo
 import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { RepositoryCreated } from '@packyard/proto/packyard/repository/v1/events';
 import type { AccessTokenCreated, RepoTokenCreated } from '@packyard/proto/packyard/token/v1/events';
+import type { WorkspaceDeleted, WorkspacePurged } from '@packyard/proto/packyard/workspace/v1/events';
 import type { WebhookAttempt } from '@packyard/proto/packyard/workspace/v1/webhooks';
 import type { DeliveryStatus } from '../webhooks/webhook-delivery.decider';
 import type { WebhookDeliveryEvent, WebhookEvent } from '../webhooks/webhook.events';
+import { wasPurgedAtOnce } from '../workspaces/workspace.events';
 
 export interface WebhookDocument {
   id: string;
@@ -98,6 +100,14 @@ export const webhooksProjection: Projection = {
           return;
         }
       }
+      return;
+    }
+    // a workspace's webhooks go when it goes for good (a deletion with a grace period keeps them
+    // for a restore; meanwhile the scheduler sends them nothing, as the workspace is hidden)
+    if ((event.type === 'WorkspaceDeleted' && wasPurgedAtOnce(event.data as WorkspaceDeleted)) || event.type === 'WorkspacePurged') {
+      const { workspaceId } = event.data as WorkspaceDeleted | WorkspacePurged;
+      await webhooks.deleteMany({ workspaceId });
+      await deliveries.deleteMany({ workspaceId });
       return;
     }
     const typed = event as unknown as WebhookEvent | WebhookDeliveryEvent;

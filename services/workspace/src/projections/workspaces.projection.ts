@@ -1,8 +1,9 @@
 import { isInboxEvent, type Collection, type Projection, type RecordedEvent } from '@packyard/platform';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
-import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
-import type { WorkspaceCreated, WorkspaceDeleted } from '@packyard/proto/packyard/workspace/v1/events';
+import type { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
+import type { WorkspaceCreated, WorkspaceDeleted, WorkspacePurged, WorkspaceRestored } from '@packyard/proto/packyard/workspace/v1/events';
+import { wasPurgedAtOnce } from '../workspaces/workspace.events';
 
 export interface WorkspaceDocument {
   id: string;
@@ -11,6 +12,12 @@ export interface WorkspaceDocument {
   slug: string;
   description: string;
   createdAt: string;
+}
+
+/** a deleted workspace in its grace period: restorable until `purgeAt` */
+export interface DeletedWorkspaceDocument extends WorkspaceDocument {
+  deletedAt: string;
+  purgeAt: string;
 }
 
 /** which workspace a repository is in: the repository count, and what a repository-limited token may see */
@@ -32,6 +39,7 @@ export interface UsageDocument {
 }
 
 export const WORKSPACES = 'workspaces';
+export const DELETED_WORKSPACES = 'deleted_workspaces';
 export const WORKSPACE_REPOSITORIES = 'workspace_repositories';
 export const WORKSPACE_USAGE = 'workspace_usage';
 export const OWNER_USAGE = 'owner_usage';
@@ -54,15 +62,16 @@ const addEgress = (month: string, bytes: number) => (doc: UsageDocument) =>
   month < doc.egressMonth ? doc : { ...doc, egressMonth: month, egressBytesMonth: (month === doc.egressMonth ? doc.egressBytesMonth : 0) + bytes };
 
 /**
- * Workspaces, and their usage from other modules' events (recorded in this module's
+ * Workspaces (the deleted ones apart, with their usage kept until they are purged), and their usage from other modules' events (recorded in this module's
  * inbox): repositories from repository's RepositoryCreated/Deleted, storage from
  * artifact's PackageUploaded/Deleted sizes, egress from delivery's FilesServed.
  */
 export const workspacesProjection: Projection = {
   name: 'workspaces',
-  collections: [WORKSPACES, WORKSPACE_REPOSITORIES, WORKSPACE_USAGE, OWNER_USAGE],
+  collections: [WORKSPACES, DELETED_WORKSPACES, WORKSPACE_REPOSITORIES, WORKSPACE_USAGE, OWNER_USAGE],
   async handle(event, readModels) {
     const workspaces = readModels.collection<WorkspaceDocument>(WORKSPACES);
+    const deletedWorkspaces = readModels.collection<DeletedWorkspaceDocument>(DELETED_WORKSPACES);
     const repositories = readModels.collection<WorkspaceRepositoryDocument>(WORKSPACE_REPOSITORIES);
     const workspaceUsage = readModels.collection<UsageDocument>(WORKSPACE_USAGE);
     const ownerUsage = readModels.collection<UsageDocument>(OWNER_USAGE);
@@ -74,8 +83,25 @@ export const workspacesProjection: Projection = {
         return;
       }
       case 'WorkspaceDeleted': {
-        const { workspaceId } = event.data as WorkspaceDeleted;
-        await workspaces.delete(workspaceId);
+        const data = event.data as WorkspaceDeleted;
+        const workspace = await workspaces.get(data.workspaceId);
+        await workspaces.delete(data.workspaceId);
+        if (wasPurgedAtOnce(data)) await workspaceUsage.delete(data.workspaceId);
+        else if (workspace) await deletedWorkspaces.upsert({ ...workspace, deletedAt: data.deletedAt, purgeAt: data.purgeAt });
+        return;
+      }
+      case 'WorkspaceRestored': {
+        const { workspaceId } = event.data as WorkspaceRestored;
+        const deleted = await deletedWorkspaces.get(workspaceId);
+        if (!deleted) return;
+        const { deletedAt: _deletedAt, purgeAt: _purgeAt, ...workspace } = deleted;
+        await workspaces.upsert(workspace);
+        await deletedWorkspaces.delete(workspaceId);
+        return;
+      }
+      case 'WorkspacePurged': {
+        const { workspaceId } = event.data as WorkspacePurged;
+        await deletedWorkspaces.delete(workspaceId);
         await workspaceUsage.delete(workspaceId);
         return;
       }
@@ -87,7 +113,20 @@ export const workspacesProjection: Projection = {
       }
       case 'RepositoryDeleted': {
         if (!isInboxEvent(event.stream, 'repository')) return;
-        await repositories.delete((event.data as RepositoryDeleted).repositoryId);
+        const data = event.data as RepositoryDeleted;
+        // one deleted with its workspace still counts in it (the workspace is hidden meanwhile)
+        if (!data.withWorkspace) await repositories.delete(data.repositoryId);
+        return;
+      }
+      case 'RepositoryRestored': {
+        if (!isInboxEvent(event.stream, 'repository')) return;
+        const data = event.data as RepositoryRestored;
+        await repositories.upsert({ id: data.repositoryId, workspaceId: data.workspaceId, ownerId: data.ownerId });
+        return;
+      }
+      case 'RepositoryPurged': {
+        if (!isInboxEvent(event.stream, 'repository')) return;
+        await repositories.delete((event.data as RepositoryPurged).repositoryId);
         return;
       }
       case 'PackageUploaded': {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inboxStream } from '@packyard/platform';
 import { projectionSpec } from '@packyard/testing/given-when-then';
-import { OWNER_USAGE, WORKSPACE_REPOSITORIES, WORKSPACE_USAGE, WORKSPACES, workspacesProjection, type UsageDocument } from './workspaces.projection';
+import { DELETED_WORKSPACES, OWNER_USAGE, WORKSPACE_REPOSITORIES, WORKSPACE_USAGE, WORKSPACES, workspacesProjection, type UsageDocument } from './workspaces.projection';
 
 const workspaceCreated = { type: 'WorkspaceCreated', stream: 'workspace-acme', data: { workspaceId: 'ws-1', ownerId: 'u-1', name: 'Acme', slug: 'acme', description: '', createdAt: '2026-01-01T00:00:00Z' } };
 let inboxId = 0;
@@ -41,4 +41,42 @@ describe('workspaces projection', () => {
         expect(await readModels.collection(WORKSPACE_REPOSITORIES).find({ workspaceId: 'ws-1' })).toEqual([{ id: 'r-2', workspaceId: 'ws-1', ownerId: 'u-1' }]);
         expect(await readModels.collection(WORKSPACES).get('ws-1')).toBeUndefined();
       }));
+
+  it('keeps a deleted workspace apart with its usage and the repositories deleted with it, until it is restored or purged', async () => {
+    const ids = { workspaceId: 'ws-1', ownerId: 'u-1' };
+    const history = [
+      workspaceCreated,
+      fromInbox('repository', 'RepositoryCreated', { repositoryId: 'r-1', ...ids }),
+      uploaded('p-1', 1000),
+      { type: 'WorkspaceDeleted', stream: 'workspace-acme', data: { ...ids, deletedAt: '2026-01-03T00:00:00Z', purgeAt: '2026-01-10T00:00:00Z' } },
+      fromInbox('repository', 'RepositoryDeleted', { repositoryId: 'r-1', ...ids, withWorkspace: true, purgeAt: '' }),
+    ];
+    await projectionSpec(workspacesProjection)
+      .given(history.slice(0, 3))
+      .when(history.slice(3))
+      .then(async (readModels) => {
+        expect(await readModels.collection(WORKSPACES).get('ws-1')).toBeUndefined();
+        expect(await readModels.collection(DELETED_WORKSPACES).get('ws-1')).toMatchObject({ name: 'Acme', slug: 'acme', purgeAt: '2026-01-10T00:00:00Z' });
+        expect(await readModels.collection(WORKSPACE_REPOSITORIES).count({ workspaceId: 'ws-1' })).toBe(1);
+        expect((await readModels.collection<UsageDocument>(WORKSPACE_USAGE).get('ws-1'))?.storageBytesUsed).toBe(1000);
+      });
+    await projectionSpec(workspacesProjection)
+      .given(history)
+      .when([{ type: 'WorkspaceRestored', stream: 'workspace-acme', data: { ...ids, restoredAt: '2026-01-04T00:00:00Z' } }])
+      .then(async (readModels) => {
+        expect(await readModels.collection(WORKSPACES).get('ws-1')).toMatchObject({ name: 'Acme', slug: 'acme' });
+        expect(await readModels.collection(DELETED_WORKSPACES).find({})).toEqual([]);
+      });
+    await projectionSpec(workspacesProjection)
+      .given(history)
+      .when([
+        { type: 'WorkspacePurged', stream: 'workspace-acme', data: { ...ids, purgedAt: '2026-01-10T00:00:00Z' } },
+        fromInbox('repository', 'RepositoryPurged', { repositoryId: 'r-1', ...ids }),
+      ])
+      .then(async (readModels) => {
+        expect(await readModels.collection(DELETED_WORKSPACES).find({})).toEqual([]);
+        expect(await readModels.collection(WORKSPACE_REPOSITORIES).find({})).toEqual([]);
+        expect(await readModels.collection(WORKSPACE_USAGE).get('ws-1')).toBeUndefined();
+      });
+  });
 });

@@ -2,7 +2,7 @@ import { recordInbox, type BusMessage, type EventStore, type Reaction } from '@p
 
 /** the other modules' events the workspace module's projections read: usage counts and the audit log */
 const RECORDED: Record<string, string[]> = {
-  repository: ['RepositoryCreated', 'RepositoryDeleted'],
+  repository: ['RepositoryCreated', 'RepositoryDeleted', 'RepositoryRestored', 'RepositoryPurged'],
   artifact: ['PackageUploaded', 'PackageDeleted', 'PackageCopied', 'PackagePromoted'],
   // every byte the apt/yum edge sends, metadata included, is egress
   delivery: ['FilesServed'],

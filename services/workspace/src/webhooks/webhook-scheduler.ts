@@ -24,7 +24,7 @@ export function webhookBody(deliveryId: string, type: string, occurredAt: string
 /**
  * Follows the module's log from its checkpoint and turns what other modules did (recorded in
  * the inbox) into scheduled deliveries, one per webhook of the workspace that wants the event
- * and existed before it happened. The deliveries are events in the same log, so the queue is
+ * and existed before it happened (none while the workspace is deleted). The deliveries are events in the same log, so the queue is
  * an outbox: nothing scheduled is lost in a crash, and the checkpoint is saved only after.
  * A package deleted before the edge served it cancels its waiting package.published deliveries.
  */
@@ -41,7 +41,9 @@ export async function startWebhookScheduler(es: EventSourcing, logger: Logger, o
         await es.caughtUp(event.position, 30_000);
         let scheduled = 0;
         for (const announcement of await announcementsOf(event, es.readModels)) {
-          const workspace = (await workspaces.get(announcement.workspaceId)) ?? { id: announcement.workspaceId, slug: '', name: '' };
+          // a deleted workspace (in its grace period, or gone) is sent nothing
+          const workspace = await workspaces.get(announcement.workspaceId);
+          if (!workspace) continue;
           const listening = (await webhooks.find({ workspaceId: announcement.workspaceId, active: true })).filter(
             (hook) => hook.createdPosition < event.position && hook.events.includes(announcement.type),
           );

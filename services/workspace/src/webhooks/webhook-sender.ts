@@ -3,6 +3,7 @@ import { handleCommand, serviceCaller, waitUntilServed, type EventSourcing, type
 import { Pause } from '@packyard/platform/eventsourcing/pause';
 import type { SecretBox } from '@packyard/platform/crypto/index';
 import { WEBHOOK_DELIVERIES, WEBHOOKS, type WebhookDeliveryDocument, type WebhookDocument } from '../projections/webhooks.projection';
+import { WORKSPACES, type WorkspaceDocument } from '../projections/workspaces.projection';
 import { webhookDeliveryDecider, type RetryPolicy, type WebhookDeliveryCommand } from './webhook-delivery.decider';
 import { postWebhook } from './webhook-request';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature';
@@ -120,8 +121,9 @@ export class WebhookSender {
   private async send(doc: WebhookDeliveryDocument): Promise<void> {
     try {
       const hook = await this.es.readModels.collection<WebhookDocument>(WEBHOOKS).get(doc.webhookId);
-      if (!hook?.active) {
-        const reason = hook ? 'the webhook is turned off' : 'the webhook was deleted';
+      const workspace = await this.es.readModels.collection<WorkspaceDocument>(WORKSPACES).get(doc.workspaceId);
+      if (!hook?.active || !workspace) {
+        const reason = !hook ? 'the webhook was deleted' : !workspace ? 'the workspace was deleted' : 'the webhook is turned off';
         return await this.record(doc.id, { type: 'CancelDelivery', reason, now: new Date().toISOString() });
       }
       const secret = this.box.open(hook.sealedSecret, hook.id).toString('utf8');

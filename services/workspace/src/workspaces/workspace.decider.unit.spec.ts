@@ -17,7 +17,12 @@ const create = (overrides: Partial<Extract<WorkspaceCommand, { type: 'CreateWork
   ...overrides,
 });
 const created: WorkspaceEvent = { type: 'WorkspaceCreated', data: { workspaceId: 'ws-1', ownerId: 'user-1', name: 'Acme', slug: 'acme', description: '', createdAt: now } };
-const deleted: WorkspaceEvent = { type: 'WorkspaceDeleted', data: { workspaceId: 'ws-1', ownerId: 'user-1', deletedAt: now } };
+const purgeAt = '2026-01-09T03:04:05.000Z';
+const deleted: WorkspaceEvent = { type: 'WorkspaceDeleted', data: { workspaceId: 'ws-1', ownerId: 'user-1', deletedAt: now, purgeAt } };
+const restored: WorkspaceEvent = { type: 'WorkspaceRestored', data: { workspaceId: 'ws-1', ownerId: 'user-1', restoredAt: now } };
+const purged: WorkspaceEvent = { type: 'WorkspacePurged', data: { workspaceId: 'ws-1', ownerId: 'user-1', purgedAt: now } };
+const restore: WorkspaceCommand = { type: 'RestoreWorkspace', workspaceId: 'ws-1', slug: 'acme', now };
+const purge: WorkspaceCommand = { type: 'PurgeWorkspace', workspaceId: 'ws-1', now };
 const spec = deciderSpec(workspaceDecider);
 
 describe('workspace decider', () => {
@@ -44,13 +49,35 @@ describe('workspace decider', () => {
     spec.given([]).when(create({ slug })).thenThrows(/Only lowercase letters, numbers, and hyphens allowed/),
   );
 
-  it('deletes an active workspace, once', () => {
-    spec.given([created]).when({ type: 'DeleteWorkspace', workspaceId: 'ws-1', now }).then([deleted]);
-    spec.given([created, deleted]).when({ type: 'DeleteWorkspace', workspaceId: 'ws-1', now }).thenThrows('Workspace not found');
+  it('deletes an active workspace, once, until the purge time it is given', () => {
+    spec.given([created]).when({ type: 'DeleteWorkspace', workspaceId: 'ws-1', now, purgeAt }).then([deleted]);
+    spec.given([created, deleted]).when({ type: 'DeleteWorkspace', workspaceId: 'ws-1', now, purgeAt }).thenThrows('Workspace not found');
   });
 
   it('does not delete another workspace that once held the slug', () =>
-    spec.given([created, deleted, { ...created, data: { ...created.data, workspaceId: 'ws-2' } }]).when({ type: 'DeleteWorkspace', workspaceId: 'ws-1', now }).thenThrows('Workspace not found'));
+    spec.given([created, deleted, { ...created, data: { ...created.data, workspaceId: 'ws-2' } }]).when({ type: 'DeleteWorkspace', workspaceId: 'ws-1', now, purgeAt }).thenThrows('Workspace not found'));
+
+  it('restores a deleted workspace during its grace period, and it holds its slug again', () => {
+    spec.given([created, deleted]).when(restore).then([restored]);
+    spec.given([created, deleted, restored]).when(create({ workspaceId: 'ws-2' })).thenThrows('The slug "acme" is already taken');
+    spec.given([created, deleted, restored]).when(restore).thenThrows('Workspace not found');
+  });
+
+  it('refuses to restore a workspace whose slug a new workspace took meanwhile (409), and can purge it still', () => {
+    const other = { ...created, data: { ...created.data, workspaceId: 'ws-2' } };
+    spec.given([created, deleted, other]).when(restore).thenThrows(/has been taken by another workspace since this one was deleted/);
+    spec.given([created, deleted, other]).when(purge).then([purged]);
+  });
+
+  it('purges a deleted workspace once; a restored or purged one is left alone', () => {
+    spec.given([created, deleted]).when(purge).then([purged]);
+    spec.given([created, deleted, purged]).when(purge).then([]);
+    spec.given([created, deleted, restored]).when(purge).then([]);
+    spec.given([created, deleted, purged]).when(restore).thenThrows('Workspace not found');
+  });
+
+  it('cannot restore a deletion recorded before restoring existed (it was final)', () =>
+    spec.given([created, { ...deleted, data: { ...deleted.data, purgeAt: '' } }]).when(restore).thenThrows('Workspace not found'));
 });
 
 describe('deriveSlug (spec §5)', () => {

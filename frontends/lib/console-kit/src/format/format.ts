@@ -37,3 +37,20 @@ export function usagePercent(used: number, limit: number): number {
 export function usageBarWidth(percent: number): number {
   return Math.min(Math.max(percent, 0), 100);
 }
+
+const MINUTE_MS = 60_000;
+const TIME_LEFT_UNITS = [
+  { ms: 24 * 60 * MINUTE_MS, name: 'day' },
+  { ms: 60 * MINUTE_MS, name: 'hour' },
+  { ms: MINUTE_MS, name: 'minute' },
+] as const;
+
+/** Time until `until`, in its largest whole unit: "6 days left", "1 hour left", "less than a minute left". */
+export function formatTimeLeft(until: string, now: number = Date.now()): string {
+  const left = Date.parse(until) - now;
+  for (const unit of TIME_LEFT_UNITS) {
+    const count = Math.floor(left / unit.ms);
+    if (count >= 1) return `${count} ${unit.name}${count === 1 ? '' : 's'} left`;
+  }
+  return 'less than a minute left';
+}

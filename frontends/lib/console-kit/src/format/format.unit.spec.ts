@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDate, usageBarWidth, usagePercent } from './format';
+import { formatBytes, formatDate, formatTimeLeft, usageBarWidth, usagePercent } from './format';
 import { deriveSlug, SLUG_PATTERN } from './slug';
 
 describe('formatBytes', () => {
@@ -37,6 +37,19 @@ describe('usage', () => {
     expect(usageBarWidth(usagePercent(150, 100))).toBe(100);
     expect(usagePercent(10, 0)).toBe(0);
   });
+});
+
+describe('formatTimeLeft', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  it.each([
+    ['2026-01-08T00:00:00Z', '7 days left'],
+    ['2026-01-02T00:00:00Z', '1 day left'],
+    ['2026-01-01T23:59:00Z', '23 hours left'],
+    ['2026-01-01T01:00:00Z', '1 hour left'],
+    ['2026-01-01T00:02:30Z', '2 minutes left'],
+    ['2026-01-01T00:00:30Z', 'less than a minute left'],
+    ['2025-12-31T00:00:00Z', 'less than a minute left'],
+  ])('%s → %s', (until, text) => expect(formatTimeLeft(until, now)).toBe(text));
 });
 
 describe('deriveSlug', () => {

@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useConsole } from '../bootstrap/console-context';
-import type { CreateRepositoryPayload, Repository } from './types';
+import type { CreateRepositoryPayload, DeletedRepository, Repository } from './types';
 import { usageKeys } from './usage';
 import { workspaceKeys } from './workspaces';
 
@@ -11,6 +11,8 @@ export const repositoryKeys = {
   inWorkspace: (workspaceId: string) => [...repositoryKeys.all, 'workspace', workspaceId] as const,
   list: (workspaceId: string) => [...repositoryKeys.inWorkspace(workspaceId), 'list'] as const,
   detail: (workspaceId: string, repositoryId: string) => [...repositoryKeys.inWorkspace(workspaceId), 'detail', repositoryId] as const,
+  /** the workspace's deleted ones still in their grace period */
+  deleted: (workspaceId: string) => [...repositoryKeys.inWorkspace(workspaceId), 'deleted'] as const,
 };
 
 const workspacePath = (workspaceId: string) => `/v1/workspaces/${encodeURIComponent(workspaceId)}/repos`;
@@ -46,6 +48,7 @@ export function useAllRepositories() {
 function invalidateAfterChange(queryClient: ReturnType<typeof useQueryClient>, workspaceId: string) {
   return Promise.all([
     queryClient.invalidateQueries({ queryKey: repositoryKeys.list(workspaceId) }),
+    queryClient.invalidateQueries({ queryKey: repositoryKeys.deleted(workspaceId) }),
     queryClient.invalidateQueries({ queryKey: repositoryKeys.everywhere() }),
     queryClient.invalidateQueries({ queryKey: workspaceKeys.all }),
     queryClient.invalidateQueries({ queryKey: usageKeys.all }),
@@ -70,5 +73,26 @@ export function useDeleteRepository(workspaceId: string) {
       queryClient.removeQueries({ queryKey: repositoryKeys.detail(workspaceId, repositoryId) });
       return invalidateAfterChange(queryClient, workspaceId);
     },
+  });
+}
+
+export function useDeletedRepositories(workspaceId: string | undefined) {
+  const { api } = useConsole();
+  return useQuery(
+    queryOptions({
+      queryKey: repositoryKeys.deleted(workspaceId ?? ''),
+      queryFn: () => api.get<DeletedRepository[]>(`${workspacePath(workspaceId ?? '')}/deleted`),
+      enabled: Boolean(workspaceId),
+    }),
+  );
+}
+
+/** Brings a deleted repository back with its packages, tokens and key, during its grace period. */
+export function useRestoreRepository(workspaceId: string) {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (repositoryId: string) => api.post<Repository>(`${workspacePath(workspaceId)}/${encodeURIComponent(repositoryId)}/restore`, {}),
+    onSuccess: () => invalidateAfterChange(queryClient, workspaceId),
   });
 }

@@ -27,6 +27,18 @@ export interface Workspace {
   createdAt: string;
 }
 
+/** A deleted workspace in its grace period: restorable until `purgeAt`. */
+export interface DeletedWorkspace {
+  id: string;
+  name: string;
+  slug: string;
+  description?: string;
+  repositoryCount: number;
+  createdAt: string;
+  deletedAt: string;
+  purgeAt: string;
+}
+
 export type RepositoryKind = 'DEB' | 'RPM';
 
 export interface Repository {
@@ -40,6 +52,12 @@ export interface Repository {
   createdAt: string;
   updatedAt: string;
   workspaceId?: string;
+}
+
+/** A deleted repository in its grace period: restorable until `purgeAt`. */
+export interface DeletedRepository extends Repository {
+  deletedAt: string;
+  purgeAt: string;
 }
 
 export interface CreateRepositoryPayload {

@@ -1,6 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useConsole } from '../bootstrap/console-context';
-import type { Workspace } from './types';
+import type { DeletedWorkspace, Workspace } from './types';
+import { repositoryKeys } from './repositories';
 import { usageKeys } from './usage';
 
 export const workspaceKeys = {
@@ -8,6 +9,8 @@ export const workspaceKeys = {
   lists: () => [...workspaceKeys.all, 'list'] as const,
   details: () => [...workspaceKeys.all, 'detail'] as const,
   detail: (workspaceId: string) => [...workspaceKeys.details(), workspaceId] as const,
+  /** deleted ones still in their grace period */
+  deleted: () => [...workspaceKeys.all, 'deleted'] as const,
 };
 
 export interface CreateWorkspacePayload {
@@ -55,8 +58,35 @@ export function useDeleteWorkspace() {
       queryClient.removeQueries({ queryKey: workspaceKeys.detail(workspaceId) });
       return Promise.all([
         queryClient.invalidateQueries({ queryKey: workspaceKeys.lists() }),
+        queryClient.invalidateQueries({ queryKey: workspaceKeys.deleted() }),
         queryClient.invalidateQueries({ queryKey: usageKeys.all }),
       ]);
     },
+  });
+}
+
+export function useDeletedWorkspaces() {
+  const { api } = useConsole();
+  return useQuery(
+    queryOptions({
+      queryKey: workspaceKeys.deleted(),
+      queryFn: async () => (await api.get<{ workspaces: DeletedWorkspace[] }>('/v1/workspaces/deleted')).workspaces ?? [],
+    }),
+  );
+}
+
+/** Brings a deleted workspace back with its repositories, during its grace period. */
+export function useRestoreWorkspace() {
+  const { api } = useConsole();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (workspaceId: string) => api.post<Workspace>(`/v1/workspaces/${encodeURIComponent(workspaceId)}/restore`, {}),
+    // its repositories come back too, in every list that shows them
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: workspaceKeys.all }),
+        queryClient.invalidateQueries({ queryKey: repositoryKeys.all }),
+        queryClient.invalidateQueries({ queryKey: usageKeys.all }),
+      ]),
   });
 }

@@ -224,6 +224,34 @@ export function Pager({ page, pages, summary, onChange }: { page: number; pages:
   );
 }
 
+/**
+ * A short-lived notice at the bottom of the screen, with an optional action (such as Undo);
+ * it closes itself after `timeoutMs` unless the pointer or focus is on it.
+ */
+export function Toast({ message, action, onDismiss, timeoutMs = 10_000 }: { message: ReactNode; action?: ReactNode; onDismiss: () => void; timeoutMs?: number }) {
+  const [held, setHeld] = useState(false);
+  useEffect(() => {
+    if (held) return;
+    const timer = setTimeout(onDismiss, timeoutMs);
+    return () => clearTimeout(timer);
+  }, [held, onDismiss, timeoutMs]);
+  return (
+    <div
+      className="pk-toast"
+      role="status"
+      aria-live="polite"
+      onMouseEnter={() => setHeld(true)}
+      onMouseLeave={() => setHeld(false)}
+      onFocus={() => setHeld(true)}
+      onBlur={() => setHeld(false)}
+    >
+      <span className="pk-toast__message">{message}</span>
+      {action}
+      <IconButton label="Dismiss" icon="close" onClick={onDismiss} />
+    </div>
+  );
+}
+
 /** A modal on the native <dialog>: focus trapping, Escape and the top layer come for free. */
 export function Dialog({ open, title, onClose, children, footer, description }: { open: boolean; title: string; onClose: () => void; children: ReactNode; footer?: ReactNode; description?: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);

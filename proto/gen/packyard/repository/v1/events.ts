@@ -19,11 +19,35 @@ export interface RepositoryCreated {
   workspaceSlug: string;
 }
 
+/**
+ * The repository is hidden (not listed, not served, its tokens refused) and can be restored
+ * until purge_at; with_workspace: deleted with its workspace, restored or purged with it
+ * (purge_at empty). An event recorded before restoring existed has neither: it was purged
+ * at once.
+ */
 export interface RepositoryDeleted {
   repositoryId: string;
   workspaceId: string;
   ownerId: string;
   deletedAt: string;
+  purgeAt: string;
+  withWorkspace: boolean;
+}
+
+/** A deleted repository is back as it was: packages, tokens, keys, settings. */
+export interface RepositoryRestored {
+  repositoryId: string;
+  workspaceId: string;
+  ownerId: string;
+  restoredAt: string;
+}
+
+/** The grace period is over: packages, tokens, keys and published indices go for good. */
+export interface RepositoryPurged {
+  repositoryId: string;
+  workspaceId: string;
+  ownerId: string;
+  purgedAt: string;
 }
 
 /**
@@ -363,7 +387,7 @@ export const RepositoryCreated: MessageFns<RepositoryCreated> = {
 };
 
 function createBaseRepositoryDeleted(): RepositoryDeleted {
-  return { repositoryId: "", workspaceId: "", ownerId: "", deletedAt: "" };
+  return { repositoryId: "", workspaceId: "", ownerId: "", deletedAt: "", purgeAt: "", withWorkspace: false };
 }
 
 export const RepositoryDeleted: MessageFns<RepositoryDeleted> = {
@@ -379,6 +403,12 @@ export const RepositoryDeleted: MessageFns<RepositoryDeleted> = {
     }
     if (message.deletedAt !== "") {
       writer.uint32(34).string(message.deletedAt);
+    }
+    if (message.purgeAt !== "") {
+      writer.uint32(42).string(message.purgeAt);
+    }
+    if (message.withWorkspace !== false) {
+      writer.uint32(48).bool(message.withWorkspace);
     }
     return writer;
   },
@@ -428,6 +458,22 @@ export const RepositoryDeleted: MessageFns<RepositoryDeleted> = {
             message.deletedAt = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.purgeAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.withWorkspace = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -462,6 +508,16 @@ export const RepositoryDeleted: MessageFns<RepositoryDeleted> = {
         : isSet(object.deleted_at)
         ? globalThis.String(object.deleted_at)
         : "",
+      purgeAt: isSet(object.purgeAt)
+        ? globalThis.String(object.purgeAt)
+        : isSet(object.purge_at)
+        ? globalThis.String(object.purge_at)
+        : "",
+      withWorkspace: isSet(object.withWorkspace)
+        ? globalThis.Boolean(object.withWorkspace)
+        : isSet(object.with_workspace)
+        ? globalThis.Boolean(object.with_workspace)
+        : false,
     };
   },
 
@@ -479,6 +535,12 @@ export const RepositoryDeleted: MessageFns<RepositoryDeleted> = {
     if (message.deletedAt !== "") {
       obj.deletedAt = message.deletedAt;
     }
+    if (message.purgeAt !== "") {
+      obj.purgeAt = message.purgeAt;
+    }
+    if (message.withWorkspace !== false) {
+      obj.withWorkspace = message.withWorkspace;
+    }
     return obj;
   },
 
@@ -491,6 +553,274 @@ export const RepositoryDeleted: MessageFns<RepositoryDeleted> = {
     message.workspaceId = object.workspaceId ?? "";
     message.ownerId = object.ownerId ?? "";
     message.deletedAt = object.deletedAt ?? "";
+    message.purgeAt = object.purgeAt ?? "";
+    message.withWorkspace = object.withWorkspace ?? false;
+    return message;
+  },
+};
+
+function createBaseRepositoryRestored(): RepositoryRestored {
+  return { repositoryId: "", workspaceId: "", ownerId: "", restoredAt: "" };
+}
+
+export const RepositoryRestored: MessageFns<RepositoryRestored> = {
+  encode(message: RepositoryRestored, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(18).string(message.workspaceId);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(26).string(message.ownerId);
+    }
+    if (message.restoredAt !== "") {
+      writer.uint32(34).string(message.restoredAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RepositoryRestored {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRepositoryRestored();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.restoredAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RepositoryRestored {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
+      restoredAt: isSet(object.restoredAt)
+        ? globalThis.String(object.restoredAt)
+        : isSet(object.restored_at)
+        ? globalThis.String(object.restored_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RepositoryRestored): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
+    if (message.restoredAt !== "") {
+      obj.restoredAt = message.restoredAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RepositoryRestored>): RepositoryRestored {
+    return RepositoryRestored.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RepositoryRestored>): RepositoryRestored {
+    const message = createBaseRepositoryRestored();
+    message.repositoryId = object.repositoryId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.ownerId = object.ownerId ?? "";
+    message.restoredAt = object.restoredAt ?? "";
+    return message;
+  },
+};
+
+function createBaseRepositoryPurged(): RepositoryPurged {
+  return { repositoryId: "", workspaceId: "", ownerId: "", purgedAt: "" };
+}
+
+export const RepositoryPurged: MessageFns<RepositoryPurged> = {
+  encode(message: RepositoryPurged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(18).string(message.workspaceId);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(26).string(message.ownerId);
+    }
+    if (message.purgedAt !== "") {
+      writer.uint32(34).string(message.purgedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RepositoryPurged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRepositoryPurged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.purgedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RepositoryPurged {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
+      purgedAt: isSet(object.purgedAt)
+        ? globalThis.String(object.purgedAt)
+        : isSet(object.purged_at)
+        ? globalThis.String(object.purged_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RepositoryPurged): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
+    if (message.purgedAt !== "") {
+      obj.purgedAt = message.purgedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RepositoryPurged>): RepositoryPurged {
+    return RepositoryPurged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RepositoryPurged>): RepositoryPurged {
+    const message = createBaseRepositoryPurged();
+    message.repositoryId = object.repositoryId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.ownerId = object.ownerId ?? "";
+    message.purgedAt = object.purgedAt ?? "";
     return message;
   },
 };

@@ -56,6 +56,26 @@ export interface DeleteRepositoryRequest {
 export interface DeleteRepositoryResponse {
 }
 
+export interface ListDeletedRepositoriesRequest {
+  workspaceId: string;
+}
+
+export interface DeletedRepository {
+  repository?: Repository | undefined;
+  deletedAt: string;
+  /** when it is purged for good unless restored */
+  purgeAt: string;
+}
+
+export interface ListDeletedRepositoriesResponse {
+  repositories: DeletedRepository[];
+}
+
+export interface RestoreRepositoryRequest {
+  workspaceId: string;
+  id: string;
+}
+
 export interface ResolveRepositoryRequest {
   kind: string;
   workspaceSlug: string;
@@ -919,6 +939,350 @@ export const DeleteRepositoryResponse: MessageFns<DeleteRepositoryResponse> = {
   },
 };
 
+function createBaseListDeletedRepositoriesRequest(): ListDeletedRepositoriesRequest {
+  return { workspaceId: "" };
+}
+
+export const ListDeletedRepositoriesRequest: MessageFns<ListDeletedRepositoriesRequest> = {
+  encode(message: ListDeletedRepositoriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeletedRepositoriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeletedRepositoriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeletedRepositoriesRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListDeletedRepositoriesRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListDeletedRepositoriesRequest>): ListDeletedRepositoriesRequest {
+    return ListDeletedRepositoriesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDeletedRepositoriesRequest>): ListDeletedRepositoriesRequest {
+    const message = createBaseListDeletedRepositoriesRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeletedRepository(): DeletedRepository {
+  return { repository: undefined, deletedAt: "", purgeAt: "" };
+}
+
+export const DeletedRepository: MessageFns<DeletedRepository> = {
+  encode(message: DeletedRepository, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repository !== undefined) {
+      Repository.encode(message.repository, writer.uint32(10).fork()).join();
+    }
+    if (message.deletedAt !== "") {
+      writer.uint32(18).string(message.deletedAt);
+    }
+    if (message.purgeAt !== "") {
+      writer.uint32(26).string(message.purgeAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletedRepository {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletedRepository();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repository = Repository.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deletedAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.purgeAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletedRepository {
+    return {
+      repository: isSet(object.repository) ? Repository.fromJSON(object.repository) : undefined,
+      deletedAt: isSet(object.deletedAt)
+        ? globalThis.String(object.deletedAt)
+        : isSet(object.deleted_at)
+        ? globalThis.String(object.deleted_at)
+        : "",
+      purgeAt: isSet(object.purgeAt)
+        ? globalThis.String(object.purgeAt)
+        : isSet(object.purge_at)
+        ? globalThis.String(object.purge_at)
+        : "",
+    };
+  },
+
+  toJSON(message: DeletedRepository): unknown {
+    const obj: any = {};
+    if (message.repository !== undefined) {
+      obj.repository = Repository.toJSON(message.repository);
+    }
+    if (message.deletedAt !== "") {
+      obj.deletedAt = message.deletedAt;
+    }
+    if (message.purgeAt !== "") {
+      obj.purgeAt = message.purgeAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeletedRepository>): DeletedRepository {
+    return DeletedRepository.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeletedRepository>): DeletedRepository {
+    const message = createBaseDeletedRepository();
+    message.repository = (object.repository !== undefined && object.repository !== null)
+      ? Repository.fromPartial(object.repository)
+      : undefined;
+    message.deletedAt = object.deletedAt ?? "";
+    message.purgeAt = object.purgeAt ?? "";
+    return message;
+  },
+};
+
+function createBaseListDeletedRepositoriesResponse(): ListDeletedRepositoriesResponse {
+  return { repositories: [] };
+}
+
+export const ListDeletedRepositoriesResponse: MessageFns<ListDeletedRepositoriesResponse> = {
+  encode(message: ListDeletedRepositoriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.repositories) {
+      DeletedRepository.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeletedRepositoriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeletedRepositoriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositories.push(DeletedRepository.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeletedRepositoriesResponse {
+    return {
+      repositories: globalThis.Array.isArray(object?.repositories)
+        ? object.repositories.map((e: any) => DeletedRepository.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListDeletedRepositoriesResponse): unknown {
+    const obj: any = {};
+    if (message.repositories?.length) {
+      obj.repositories = message.repositories.map((e) => DeletedRepository.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListDeletedRepositoriesResponse>): ListDeletedRepositoriesResponse {
+    return ListDeletedRepositoriesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDeletedRepositoriesResponse>): ListDeletedRepositoriesResponse {
+    const message = createBaseListDeletedRepositoriesResponse();
+    message.repositories = object.repositories?.map((e) => DeletedRepository.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRestoreRepositoryRequest(): RestoreRepositoryRequest {
+  return { workspaceId: "", id: "" };
+}
+
+export const RestoreRepositoryRequest: MessageFns<RestoreRepositoryRequest> = {
+  encode(message: RestoreRepositoryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreRepositoryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreRepositoryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreRepositoryRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: RestoreRepositoryRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RestoreRepositoryRequest>): RestoreRepositoryRequest {
+    return RestoreRepositoryRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RestoreRepositoryRequest>): RestoreRepositoryRequest {
+    const message = createBaseRestoreRepositoryRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
 function createBaseResolveRepositoryRequest(): ResolveRepositoryRequest {
   return { kind: "", workspaceSlug: "", repositoryName: "" };
 }
@@ -1210,11 +1574,29 @@ export const RepositoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Hides the repository for the grace period (DELETION_GRACE_S), then purges it. */
     deleteRepository: {
       name: "DeleteRepository",
       requestType: DeleteRepositoryRequest as typeof DeleteRepositoryRequest,
       requestStream: false,
       responseType: DeleteRepositoryResponse as typeof DeleteRepositoryResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The workspace's deleted repositories that can still be restored, soonest purged first. */
+    listDeletedRepositories: {
+      name: "ListDeletedRepositories",
+      requestType: ListDeletedRepositoriesRequest as typeof ListDeletedRepositoriesRequest,
+      requestStream: false,
+      responseType: ListDeletedRepositoriesResponse as typeof ListDeletedRepositoriesResponse,
+      responseStream: false,
+      options: {},
+    },
+    restoreRepository: {
+      name: "RestoreRepository",
+      requestType: RestoreRepositoryRequest as typeof RestoreRepositoryRequest,
+      requestStream: false,
+      responseType: Repository as typeof Repository,
       responseStream: false,
       options: {},
     },
@@ -1247,10 +1629,20 @@ export interface RepositoryServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListRepositoriesResponse>>;
   getRepository(request: GetRepositoryRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Repository>>;
+  /** Hides the repository for the grace period (DELETION_GRACE_S), then purges it. */
   deleteRepository(
     request: DeleteRepositoryRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<DeleteRepositoryResponse>>;
+  /** The workspace's deleted repositories that can still be restored, soonest purged first. */
+  listDeletedRepositories(
+    request: ListDeletedRepositoriesRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListDeletedRepositoriesResponse>>;
+  restoreRepository(
+    request: RestoreRepositoryRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<Repository>>;
   /**
    * Resolves a public URL path (`deb/<workspaceSlug>/<repo>/...`) to the repository
    * and the current publication; used by delivery.
@@ -1278,10 +1670,20 @@ export interface RepositoryServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<GetRepositoryRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<Repository>;
+  /** Hides the repository for the grace period (DELETION_GRACE_S), then purges it. */
   deleteRepository(
     request: DeepPartial<DeleteRepositoryRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<DeleteRepositoryResponse>;
+  /** The workspace's deleted repositories that can still be restored, soonest purged first. */
+  listDeletedRepositories(
+    request: DeepPartial<ListDeletedRepositoriesRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListDeletedRepositoriesResponse>;
+  restoreRepository(
+    request: DeepPartial<RestoreRepositoryRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<Repository>;
   /**
    * Resolves a public URL path (`deb/<workspaceSlug>/<repo>/...`) to the repository
    * and the current publication; used by delivery.

@@ -16,10 +16,29 @@ export interface WorkspaceCreated {
   createdAt: string;
 }
 
+/**
+ * The workspace is hidden and can be restored until purge_at; then it is purged for good.
+ * An event recorded before restoring existed has no purge_at: it was purged at once.
+ */
 export interface WorkspaceDeleted {
   workspaceId: string;
   ownerId: string;
   deletedAt: string;
+  purgeAt: string;
+}
+
+/** A deleted workspace is back, with every repository deleted with it. */
+export interface WorkspaceRestored {
+  workspaceId: string;
+  ownerId: string;
+  restoredAt: string;
+}
+
+/** The grace period of a deletion is over: the workspace and everything in it go for good. */
+export interface WorkspacePurged {
+  workspaceId: string;
+  ownerId: string;
+  purgedAt: string;
 }
 
 /**
@@ -266,7 +285,7 @@ export const WorkspaceCreated: MessageFns<WorkspaceCreated> = {
 };
 
 function createBaseWorkspaceDeleted(): WorkspaceDeleted {
-  return { workspaceId: "", ownerId: "", deletedAt: "" };
+  return { workspaceId: "", ownerId: "", deletedAt: "", purgeAt: "" };
 }
 
 export const WorkspaceDeleted: MessageFns<WorkspaceDeleted> = {
@@ -279,6 +298,9 @@ export const WorkspaceDeleted: MessageFns<WorkspaceDeleted> = {
     }
     if (message.deletedAt !== "") {
       writer.uint32(26).string(message.deletedAt);
+    }
+    if (message.purgeAt !== "") {
+      writer.uint32(34).string(message.purgeAt);
     }
     return writer;
   },
@@ -320,6 +342,14 @@ export const WorkspaceDeleted: MessageFns<WorkspaceDeleted> = {
             message.deletedAt = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.purgeAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -349,6 +379,11 @@ export const WorkspaceDeleted: MessageFns<WorkspaceDeleted> = {
         : isSet(object.deleted_at)
         ? globalThis.String(object.deleted_at)
         : "",
+      purgeAt: isSet(object.purgeAt)
+        ? globalThis.String(object.purgeAt)
+        : isSet(object.purge_at)
+        ? globalThis.String(object.purge_at)
+        : "",
     };
   },
 
@@ -363,6 +398,9 @@ export const WorkspaceDeleted: MessageFns<WorkspaceDeleted> = {
     if (message.deletedAt !== "") {
       obj.deletedAt = message.deletedAt;
     }
+    if (message.purgeAt !== "") {
+      obj.purgeAt = message.purgeAt;
+    }
     return obj;
   },
 
@@ -374,6 +412,233 @@ export const WorkspaceDeleted: MessageFns<WorkspaceDeleted> = {
     message.workspaceId = object.workspaceId ?? "";
     message.ownerId = object.ownerId ?? "";
     message.deletedAt = object.deletedAt ?? "";
+    message.purgeAt = object.purgeAt ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkspaceRestored(): WorkspaceRestored {
+  return { workspaceId: "", ownerId: "", restoredAt: "" };
+}
+
+export const WorkspaceRestored: MessageFns<WorkspaceRestored> = {
+  encode(message: WorkspaceRestored, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(18).string(message.ownerId);
+    }
+    if (message.restoredAt !== "") {
+      writer.uint32(26).string(message.restoredAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkspaceRestored {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkspaceRestored();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.restoredAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkspaceRestored {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
+      restoredAt: isSet(object.restoredAt)
+        ? globalThis.String(object.restoredAt)
+        : isSet(object.restored_at)
+        ? globalThis.String(object.restored_at)
+        : "",
+    };
+  },
+
+  toJSON(message: WorkspaceRestored): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
+    if (message.restoredAt !== "") {
+      obj.restoredAt = message.restoredAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WorkspaceRestored>): WorkspaceRestored {
+    return WorkspaceRestored.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WorkspaceRestored>): WorkspaceRestored {
+    const message = createBaseWorkspaceRestored();
+    message.workspaceId = object.workspaceId ?? "";
+    message.ownerId = object.ownerId ?? "";
+    message.restoredAt = object.restoredAt ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkspacePurged(): WorkspacePurged {
+  return { workspaceId: "", ownerId: "", purgedAt: "" };
+}
+
+export const WorkspacePurged: MessageFns<WorkspacePurged> = {
+  encode(message: WorkspacePurged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(18).string(message.ownerId);
+    }
+    if (message.purgedAt !== "") {
+      writer.uint32(26).string(message.purgedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkspacePurged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkspacePurged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.purgedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkspacePurged {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
+      purgedAt: isSet(object.purgedAt)
+        ? globalThis.String(object.purgedAt)
+        : isSet(object.purged_at)
+        ? globalThis.String(object.purged_at)
+        : "",
+    };
+  },
+
+  toJSON(message: WorkspacePurged): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
+    if (message.purgedAt !== "") {
+      obj.purgedAt = message.purgedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WorkspacePurged>): WorkspacePurged {
+    return WorkspacePurged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WorkspacePurged>): WorkspacePurged {
+    const message = createBaseWorkspacePurged();
+    message.workspaceId = object.workspaceId ?? "";
+    message.ownerId = object.ownerId ?? "";
+    message.purgedAt = object.purgedAt ?? "";
     return message;
   },
 };

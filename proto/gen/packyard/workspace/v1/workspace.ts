@@ -44,6 +44,29 @@ export interface DeleteWorkspaceRequest {
 export interface DeleteWorkspaceResponse {
 }
 
+export interface ListDeletedWorkspacesRequest {
+}
+
+export interface DeletedWorkspace {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  repositoryCount: number;
+  createdAt: string;
+  deletedAt: string;
+  /** when it is purged for good unless restored */
+  purgeAt: string;
+}
+
+export interface ListDeletedWorkspacesResponse {
+  workspaces: DeletedWorkspace[];
+}
+
+export interface RestoreWorkspaceRequest {
+  id: string;
+}
+
 export interface GetUsageSummaryRequest {
 }
 
@@ -70,7 +93,8 @@ export interface AuditEntry {
   at: string;
   /**
    * package.uploaded | package.copied | package.promoted | package.deleted |
-   * repository.created | repository.deleted | token.created | token.revoked
+   * repository.created | repository.deleted | repository.restored | repository.purged |
+   * token.created | token.revoked
    */
   action: string;
   /** "user" (signed in) | "token" (an account access token or API key) | "system" (e.g. the retention policy) */
@@ -725,6 +749,393 @@ export const DeleteWorkspaceResponse: MessageFns<DeleteWorkspaceResponse> = {
   },
   fromPartial(_: DeepPartial<DeleteWorkspaceResponse>): DeleteWorkspaceResponse {
     const message = createBaseDeleteWorkspaceResponse();
+    return message;
+  },
+};
+
+function createBaseListDeletedWorkspacesRequest(): ListDeletedWorkspacesRequest {
+  return {};
+}
+
+export const ListDeletedWorkspacesRequest: MessageFns<ListDeletedWorkspacesRequest> = {
+  encode(_: ListDeletedWorkspacesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeletedWorkspacesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeletedWorkspacesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListDeletedWorkspacesRequest {
+    return {};
+  },
+
+  toJSON(_: ListDeletedWorkspacesRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListDeletedWorkspacesRequest>): ListDeletedWorkspacesRequest {
+    return ListDeletedWorkspacesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<ListDeletedWorkspacesRequest>): ListDeletedWorkspacesRequest {
+    const message = createBaseListDeletedWorkspacesRequest();
+    return message;
+  },
+};
+
+function createBaseDeletedWorkspace(): DeletedWorkspace {
+  return { id: "", name: "", slug: "", description: "", repositoryCount: 0, createdAt: "", deletedAt: "", purgeAt: "" };
+}
+
+export const DeletedWorkspace: MessageFns<DeletedWorkspace> = {
+  encode(message: DeletedWorkspace, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.slug !== "") {
+      writer.uint32(26).string(message.slug);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    if (message.repositoryCount !== 0) {
+      writer.uint32(40).int32(message.repositoryCount);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    if (message.deletedAt !== "") {
+      writer.uint32(58).string(message.deletedAt);
+    }
+    if (message.purgeAt !== "") {
+      writer.uint32(66).string(message.purgeAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletedWorkspace {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletedWorkspace();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.repositoryCount = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.deletedAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.purgeAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletedWorkspace {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      repositoryCount: isSet(object.repositoryCount)
+        ? globalThis.Number(object.repositoryCount)
+        : isSet(object.repository_count)
+        ? globalThis.Number(object.repository_count)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      deletedAt: isSet(object.deletedAt)
+        ? globalThis.String(object.deletedAt)
+        : isSet(object.deleted_at)
+        ? globalThis.String(object.deleted_at)
+        : "",
+      purgeAt: isSet(object.purgeAt)
+        ? globalThis.String(object.purgeAt)
+        : isSet(object.purge_at)
+        ? globalThis.String(object.purge_at)
+        : "",
+    };
+  },
+
+  toJSON(message: DeletedWorkspace): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.repositoryCount !== 0) {
+      obj.repositoryCount = Math.round(message.repositoryCount);
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.deletedAt !== "") {
+      obj.deletedAt = message.deletedAt;
+    }
+    if (message.purgeAt !== "") {
+      obj.purgeAt = message.purgeAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeletedWorkspace>): DeletedWorkspace {
+    return DeletedWorkspace.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeletedWorkspace>): DeletedWorkspace {
+    const message = createBaseDeletedWorkspace();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.slug = object.slug ?? "";
+    message.description = object.description ?? "";
+    message.repositoryCount = object.repositoryCount ?? 0;
+    message.createdAt = object.createdAt ?? "";
+    message.deletedAt = object.deletedAt ?? "";
+    message.purgeAt = object.purgeAt ?? "";
+    return message;
+  },
+};
+
+function createBaseListDeletedWorkspacesResponse(): ListDeletedWorkspacesResponse {
+  return { workspaces: [] };
+}
+
+export const ListDeletedWorkspacesResponse: MessageFns<ListDeletedWorkspacesResponse> = {
+  encode(message: ListDeletedWorkspacesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.workspaces) {
+      DeletedWorkspace.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeletedWorkspacesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeletedWorkspacesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaces.push(DeletedWorkspace.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeletedWorkspacesResponse {
+    return {
+      workspaces: globalThis.Array.isArray(object?.workspaces)
+        ? object.workspaces.map((e: any) => DeletedWorkspace.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListDeletedWorkspacesResponse): unknown {
+    const obj: any = {};
+    if (message.workspaces?.length) {
+      obj.workspaces = message.workspaces.map((e) => DeletedWorkspace.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListDeletedWorkspacesResponse>): ListDeletedWorkspacesResponse {
+    return ListDeletedWorkspacesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDeletedWorkspacesResponse>): ListDeletedWorkspacesResponse {
+    const message = createBaseListDeletedWorkspacesResponse();
+    message.workspaces = object.workspaces?.map((e) => DeletedWorkspace.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRestoreWorkspaceRequest(): RestoreWorkspaceRequest {
+  return { id: "" };
+}
+
+export const RestoreWorkspaceRequest: MessageFns<RestoreWorkspaceRequest> = {
+  encode(message: RestoreWorkspaceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreWorkspaceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreWorkspaceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreWorkspaceRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: RestoreWorkspaceRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RestoreWorkspaceRequest>): RestoreWorkspaceRequest {
+    return RestoreWorkspaceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RestoreWorkspaceRequest>): RestoreWorkspaceRequest {
+    const message = createBaseRestoreWorkspaceRequest();
+    message.id = object.id ?? "";
     return message;
   },
 };
@@ -1422,11 +1833,29 @@ export const WorkspaceServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Hides the workspace for the grace period (DELETION_GRACE_S), then purges it. */
     deleteWorkspace: {
       name: "DeleteWorkspace",
       requestType: DeleteWorkspaceRequest as typeof DeleteWorkspaceRequest,
       requestStream: false,
       responseType: DeleteWorkspaceResponse as typeof DeleteWorkspaceResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The caller's deleted workspaces that can still be restored, soonest purged first. */
+    listDeletedWorkspaces: {
+      name: "ListDeletedWorkspaces",
+      requestType: ListDeletedWorkspacesRequest as typeof ListDeletedWorkspacesRequest,
+      requestStream: false,
+      responseType: ListDeletedWorkspacesResponse as typeof ListDeletedWorkspacesResponse,
+      responseStream: false,
+      options: {},
+    },
+    restoreWorkspace: {
+      name: "RestoreWorkspace",
+      requestType: RestoreWorkspaceRequest as typeof RestoreWorkspaceRequest,
+      requestStream: false,
+      responseType: Workspace as typeof Workspace,
       responseStream: false,
       options: {},
     },
@@ -1460,10 +1889,20 @@ export interface WorkspaceServiceImplementation<CallContextExt = {}> {
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ListWorkspacesResponse>>;
   getWorkspace(request: GetWorkspaceRequest, context: CallContext & CallContextExt): Promise<DeepPartial<Workspace>>;
+  /** Hides the workspace for the grace period (DELETION_GRACE_S), then purges it. */
   deleteWorkspace(
     request: DeleteWorkspaceRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<DeleteWorkspaceResponse>>;
+  /** The caller's deleted workspaces that can still be restored, soonest purged first. */
+  listDeletedWorkspaces(
+    request: ListDeletedWorkspacesRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<ListDeletedWorkspacesResponse>>;
+  restoreWorkspace(
+    request: RestoreWorkspaceRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<Workspace>>;
   getUsageSummary(
     request: GetUsageSummaryRequest,
     context: CallContext & CallContextExt,
@@ -1485,10 +1924,20 @@ export interface WorkspaceServiceClient<CallOptionsExt = {}> {
     options?: CallOptions & CallOptionsExt,
   ): Promise<ListWorkspacesResponse>;
   getWorkspace(request: DeepPartial<GetWorkspaceRequest>, options?: CallOptions & CallOptionsExt): Promise<Workspace>;
+  /** Hides the workspace for the grace period (DELETION_GRACE_S), then purges it. */
   deleteWorkspace(
     request: DeepPartial<DeleteWorkspaceRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<DeleteWorkspaceResponse>;
+  /** The caller's deleted workspaces that can still be restored, soonest purged first. */
+  listDeletedWorkspaces(
+    request: DeepPartial<ListDeletedWorkspacesRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<ListDeletedWorkspacesResponse>;
+  restoreWorkspace(
+    request: DeepPartial<RestoreWorkspaceRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<Workspace>;
   getUsageSummary(
     request: DeepPartial<GetUsageSummaryRequest>,
     options?: CallOptions & CallOptionsExt,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { XzCompressor } from '@napi-rs/lzma';
+import lzma from 'lzma-native';
 
 /** One published metadata file: YUM lists SHA-256 only. */
 export interface IndexFile {
@@ -42,8 +42,20 @@ export const gzip = (bytes: Buffer): Promise<Buffer> => gzipAsync(bytes, { level
 // preset 1 1.5 s, preset 3 5 s).
 export const XZ_PRESET = 0;
 
+/**
+ * `.xz` as xz(1) writes it (LZMA2 at `XZ_PRESET`, CRC64), encoded by liblzma on its own
+ * thread. The filter chain is spelled out because lzma-native's easy encoder takes a
+ * preset of 0 for "none given" and uses 6.
+ */
 export async function xz(bytes: Buffer): Promise<Buffer> {
-  const compressor = new XzCompressor({ preset: XZ_PRESET });
-  const head = Buffer.from(compressor.update(bytes));
-  return Buffer.concat([head, await compressor.finish()]);
+  const encoder = lzma.createStream('streamEncoder', { filters: [{ id: lzma.FILTER_LZMA2, options: { preset: XZ_PRESET } }], check: lzma.CHECK_CRC64 });
+  const parts: Buffer[] = [];
+  encoder.on('data', (part: Buffer) => parts.push(part));
+  const finished = new Promise<void>((resolve, reject) => {
+    encoder.once('end', resolve);
+    encoder.once('error', reject);
+  });
+  encoder.end(bytes);
+  await finished;
+  return Buffer.concat(parts);
 }

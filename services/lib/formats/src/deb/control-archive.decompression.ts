@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { Decompress as ZstdDecompress } from 'fzstd';
-import { xz } from '@napi-rs/lzma';
+import lzma from 'lzma-native';
 import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from '../common/artifact-format.error';
 
 export type Compression = 'none' | 'gzip' | 'xz' | 'zstd';
@@ -64,33 +64,34 @@ function unzstdBounded(compressed: Uint8Array, limit: number, tooLarge: () => Er
   return Buffer.concat(parts);
 }
 
+// liblzma's ratio can pass 1000:1, so one slice inflates to a few MB at most before the
+// counter is checked.
+const XZ_INPUT_SLICE = 512;
+
 async function unxzBounded(compressed: Uint8Array, limit: number, tooLarge: () => Error, what: string): Promise<Buffer> {
-  // The streaming decoder is pull-driven: cancelling the reader stops the decoder, so a
-  // bomb is abandoned after `limit` bytes rather than inflated whole.
-  const source = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(compressed);
-      controller.close();
-    },
-  });
-  const reader = xz.decompressStream(source).getReader();
+  // Fed slice by slice on this thread, and abandoned as soon as the output passes `limit`:
+  // a bomb is never inflated whole.
+  const decoder = lzma.createStream('streamDecoder', { synchronous: true });
   const parts: Buffer[] = [];
   let total = 0;
+  decoder.on('data', (part: Buffer) => {
+    total += part.length;
+    if (total <= limit) parts.push(part);
+  });
+  const failed = new Promise<never>((_resolve, reject) => decoder.once('error', reject));
+  const settled = <T>(step: Promise<T>) => Promise.race([step, failed]);
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.length;
-      if (total > limit) {
-        await reader.cancel();
-        throw tooLarge();
-      }
-      parts.push(value);
+    for (let offset = 0; offset < compressed.length && total <= limit; offset += XZ_INPUT_SLICE) {
+      const slice = Buffer.from(compressed.buffer, compressed.byteOffset + offset, Math.min(XZ_INPUT_SLICE, compressed.length - offset));
+      await settled(new Promise<void>((resolve, reject) => decoder.write(slice, (error) => (error ? reject(error) : resolve()))));
     }
+    if (total <= limit) await settled(new Promise<void>((resolve) => decoder.end(resolve)));
   } catch (error) {
-    if (error instanceof ArtifactFormatError) throw error;
     throw corrupt(what, error);
+  } finally {
+    decoder.destroy();
   }
+  if (total > limit) throw tooLarge();
   return Buffer.concat(parts);
 }
 

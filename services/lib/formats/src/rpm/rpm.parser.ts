@@ -116,7 +116,7 @@ const DIGEST_ALGORITHMS: Record<number, string> = { 1: 'md5', 2: 'sha1', 3: 'rip
 
 const invalid = (message: string) => new ArtifactFormatError(Code.invalidRpm, message);
 
-/** Reads a binary .rpm from a stream: lead, signature header, main header; hashes the whole file. */
+/** Reads a binary or source .rpm from a stream: lead, signature header, main header; hashes the whole file. */
 export async function parseRpm(input: Readable, limits: Partial<RpmParseLimits> = {}, options: ParseOptions = {}): Promise<RpmPackage> {
   const bounds = { ...DEFAULT_RPM_LIMITS, ...limits };
   const reader = new HashingStreamReader(input, (options.digester ?? inThreadDigester)(['sha256']), bounds.maxPackageBytes, Code.invalidRpm);
@@ -131,7 +131,7 @@ export async function parseRpm(input: Readable, limits: Partial<RpmParseLimits> 
 async function readRpm(reader: HashingStreamReader, limits: RpmParseLimits): Promise<RpmPackage> {
   const lead = await reader.read(RPM_LEAD_BYTES, 'rpm lead');
   if (!lead.subarray(0, 4).equals(LEAD_MAGIC)) throw invalid('file is not an RPM package (no lead magic)');
-  if (lead.readUInt16BE(6) === LEAD_TYPE_SOURCE) throw new ArtifactFormatError(Code.sourceRpm, 'source RPMs cannot be uploaded; upload the binary packages');
+  const leadSaysSource = lead.readUInt16BE(6) === LEAD_TYPE_SOURCE;
 
   const signature = await readHeader(reader, limits.signatureHeader, 'signature header');
   // The signature header is padded so the main header starts on an 8-byte boundary.
@@ -142,9 +142,13 @@ async function readRpm(reader: HashingStreamReader, limits: RpmParseLimits): Pro
   await reader.drain();
   const { size, sha256 } = await reader.digests();
 
-  const sourceRpm = header.string(Tag.sourceRpm);
-  // A binary package names the source package it came from; source packages do not.
-  if (!sourceRpm) throw new ArtifactFormatError(Code.sourceRpm, 'source RPMs cannot be uploaded; upload the binary packages');
+  const sourceRpm = header.string(Tag.sourceRpm) ?? '';
+  // rpm's headerIsSource(): a binary package names the source package it came from, a source
+  // package does not. The lead says the same; a file whose two halves disagree is refused.
+  const source = !sourceRpm;
+  if (source !== leadSaysSource) {
+    throw new ArtifactFormatError(Code.sourceRpm, `the lead says ${leadSaysSource ? 'source' : 'binary'} package but the header ${source ? 'names no' : 'names a'} source rpm`);
+  }
   const required = (tag: number, label: string) => {
     const value = header.string(tag);
     if (!value) throw invalid(`package header has no ${label}`);
@@ -158,7 +162,8 @@ async function readRpm(reader: HashingStreamReader, limits: RpmParseLimits): Pro
     epoch: header.number(Tag.epoch) ?? 0,
     version: required(Tag.version, 'version'),
     release: required(Tag.release, 'release'),
-    arch: required(Tag.arch, 'architecture'),
+    // rpm and createrepo_c call a source package's architecture "src" (its header holds the build host's)
+    arch: source ? 'src' : required(Tag.arch, 'architecture'),
     summary: header.string(Tag.summary) ?? '',
     description: header.string(Tag.description) ?? '',
     url: header.string(Tag.url) ?? '',

@@ -75,15 +75,20 @@ describe('parseRpm', () => {
     ['an absurd index count', maliciousRpms.absurdIndexCount, ArtifactFormatErrorCode.invalidRpm, 'index entries'],
     ['an absurd data size', maliciousRpms.absurdDataSize, ArtifactFormatErrorCode.invalidRpm, 'data bytes'],
     ['a truncated header', maliciousRpms.truncatedHeader, ArtifactFormatErrorCode.invalidRpm, 'file ends inside the main header'],
-    ['a source package', maliciousRpms.sourceRpm, ArtifactFormatErrorCode.sourceRpm, 'source RPMs cannot be uploaded'],
     ['a tag pointing outside the header', maliciousRpms.offsetOutsideHeader, ArtifactFormatErrorCode.invalidRpm, 'points outside the header'],
   ])('refuses %s with a named error', async (_, craft, code, message) => {
     await expect(parseRpm(streamOf(craft()))).rejects.toMatchObject({ code, message: expect.stringContaining(message) });
   });
 
-  it('refuses a binary header without a source rpm name as a source package', async () => {
-    const rpm = craftRpm({ tags: minimalRpmTags().filter((tag) => tag.tag !== 1044) });
-    await expect(parseRpm(streamOf(rpm))).rejects.toMatchObject({ code: ArtifactFormatErrorCode.sourceRpm });
+  it('reads a source package (source lead, no source rpm name) with architecture src, as rpm and createrepo_c name it', async () => {
+    const source = craftRpm({ leadType: 'source', tags: minimalRpmTags().filter((tag) => tag.tag !== 1044) });
+    expect(await parseRpm(streamOf(source))).toMatchObject({ arch: 'src', sourceRpm: '' });
+  });
+
+  it('refuses a package whose lead and header disagree on being a source package', async () => {
+    const binaryLead = craftRpm({ tags: minimalRpmTags().filter((tag) => tag.tag !== 1044) });
+    await expect(parseRpm(streamOf(binaryLead))).rejects.toMatchObject({ code: ArtifactFormatErrorCode.sourceRpm, message: 'the lead says binary package but the header names no source rpm' });
+    await expect(parseRpm(streamOf(maliciousRpms.sourceLeadOverBinaryHeader()))).rejects.toMatchObject({ code: ArtifactFormatErrorCode.sourceRpm, message: 'the lead says source package but the header names a source rpm' });
   });
 
   it('refuses a file that is not an rpm', async () => {

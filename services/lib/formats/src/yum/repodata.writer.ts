@@ -8,6 +8,11 @@ export interface RepodataOptions {
   readonly revision: string;
   /** Seconds since the epoch written as each file's `<timestamp>`. */
   readonly timestamp: number;
+  /**
+   * Further metadata beside primary/filelists/other, as `modifyrepo_c <file>` adds it:
+   * gzipped under `repodata/<sha256>-<type>.xml.gz` and listed with the open file's digest.
+   */
+  readonly additional?: readonly { readonly type: string; readonly xml: string }[];
 }
 
 export interface Repodata {
@@ -44,11 +49,19 @@ export async function buildRepodata(packages: readonly KeyedYumFragments[], opti
       return { type: metadata.type, open: indexFile('', open), compressed: { ...compressed, path: `repodata/${compressed.sha256}-${metadata.type}.xml.gz` } };
     }),
   );
+  const additional = await Promise.all(
+    (options.additional ?? []).map(async ({ type, xml }) => {
+      const open = indexFile('', Buffer.from(xml, 'utf8'));
+      const compressed = indexFile('', await gzip(open.bytes));
+      return { type, open, compressed: { ...compressed, path: `repodata/${compressed.sha256}-${type}.xml.gz` } };
+    }),
+  );
+  const all = [...documents, ...additional];
   const repomd =
     XML_DECLARATION +
     '<repomd xmlns="http://linux.duke.edu/metadata/repo" xmlns:rpm="http://linux.duke.edu/metadata/rpm">\n' +
     `  <revision>${escapeXml(options.revision)}</revision>\n` +
-    documents
+    all
       .map(
         ({ type, open, compressed }) =>
           `  <data type="${type}">\n` +
@@ -62,5 +75,5 @@ export async function buildRepodata(packages: readonly KeyedYumFragments[], opti
       )
       .join('') +
     '</repomd>\n';
-  return { repomd: indexFile('repodata/repomd.xml', Buffer.from(repomd, 'utf8')), files: documents.map((document) => document.compressed) };
+  return { repomd: indexFile('repodata/repomd.xml', Buffer.from(repomd, 'utf8')), files: all.map((document) => document.compressed) };
 }

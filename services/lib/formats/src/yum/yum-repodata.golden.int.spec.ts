@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRpm, type RpmSpec } from '@packyard/testing/packages/rpm.builder';
+import { buildRpm, buildSourceRpm, type RpmSpec } from '@packyard/testing/packages/rpm.builder';
 import { parseRpm } from '../rpm/rpm.parser';
 import { buildRepodata, type Repodata } from './repodata.writer';
 import { yumPackageFragments } from './yum-package.fragments';
@@ -41,6 +41,11 @@ const CORPUS: RpmSpec[] = [
     files: ['/usr/share/latin1-legacy/caf\u00e9.txt', '/usr/share/latin1-legacy/\u00b0degrees.txt'],
     changelog: [{ date: 'Mon Jan 01 2024', author: 'J\u00fcrgen M\u00fcller <j@example.invalid> - 1.0-1', text: 'Premi\u00e8re version, na\u00efve \u00fcber' }],
   },
+];
+
+/** source packages (rpmbuild -bs): createrepo_c lists them with arch src and no sourcerpm */
+const SOURCE_CORPUS: RpmSpec[] = [
+  { name: 'srpm-only', version: '3.0', release: '2', arch: 'noarch', requires: ['bash >= 4.0'], files: ['/usr/share/srpm-only/data.txt'], changelog: changelog.slice(0, 3) },
 ];
 
 interface XmlElement {
@@ -92,6 +97,7 @@ describe('YUM repodata writers against createrepo_c', () => {
     root = await mkdtemp(join(tmpdir(), 'packyard-yum-golden-'));
     const files = [];
     for (const spec of CORPUS) files.push(await buildRpm(spec, root));
+    for (const spec of SOURCE_CORPUS) files.push(await buildSourceRpm(spec, root));
     await run('createrepo_c', ['--no-database', '--quiet', root]);
     const repomd = parseXml(await readFile(join(root, 'repodata/repomd.xml'), 'utf8'));
     for (const data of repomd.children.filter((child) => child.name === 'data')) {
@@ -122,7 +128,7 @@ describe('YUM repodata writers against createrepo_c', () => {
     expect({ name: actual.name, attributes: actual.attributes }).toEqual({ name: expected.name, attributes: expected.attributes });
     const expectedPackages = packagesByName(expected);
     const actualPackages = packagesByName(actual);
-    expect([...actualPackages.keys()].sort()).toEqual(CORPUS.map((spec) => spec.name).sort());
+    expect([...actualPackages.keys()].sort()).toEqual([...CORPUS, ...SOURCE_CORPUS].map((spec) => spec.name).sort());
     for (const [name, element] of expectedPackages) expect(actualPackages.get(name)).toEqual(element);
   });
 

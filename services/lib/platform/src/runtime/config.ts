@@ -58,6 +58,14 @@ export const GiB = 1024 ** 3;
 /** read by every module that writes links for users (install snippets, e-mails) */
 export const PUBLIC_URL_SETTING = text('PUBLIC_URL', undefined, "origin users and apt/dnf reach Packyard at (e.g. https://packages.example.com); defaults to the request's Host");
 
+/** read by workspace and repository, whose deletions both wait out the same grace period */
+export const DELETION_GRACE_SETTING = integer(
+  'DELETION_GRACE_S',
+  7 * 24 * 3600,
+  'how long a deleted workspace or repository can be restored (console: Recently deleted; API: POST …/restore) before it is purged for good with its packages, tokens and keys',
+);
+export const PURGE_CHECK_INTERVAL_SETTING = integer('PURGE_CHECK_INTERVAL_S', 60, 'how often workspace and repository look for deletions whose grace period is over, and purge them', 1);
+
 /** A module's own settings, declared beside its code; `check` relates settings to each other. */
 export interface SettingsDeclaration<S extends Record<string, Setting<unknown>> = Record<string, Setting<unknown>>> {
   settings: S;

@@ -1,6 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REPO_ROOT } from '../program';
 import { runChecked, runCommand, type CommandResult } from './run-command';
 
 // RPM clients on this Debian host: dnf and zypper both work against an empty install root,
@@ -69,15 +71,29 @@ export async function dnfRoot(repository?: RpmRepository): Promise<RpmRoot> {
   return root;
 }
 
+/** dnf's options for the root: its own repositories only */
+const dnfRootOptions = (root: RpmRoot) => [`--installroot=${root.path}`, '--releasever=9', `--setopt=reposdir=${join(root.path, 'etc/yum.repos.d')}`, '-y'];
+
 /** `dnf -y <args>` against the root, reading repositories from the root only. */
 export function dnf(root: RpmRoot, args: readonly string[]): Promise<CommandResult> {
-  return runCommand('dnf', [
-    `--installroot=${root.path}`,
-    '--releasever=9',
-    `--setopt=reposdir=${join(root.path, 'etc/yum.repos.d')}`,
-    '-y',
-    ...args,
-  ]);
+  return runCommand('dnf', [...dnfRootOptions(root), ...args]);
+}
+
+/**
+ * dnf-plugins-core as .ci/debian-tools.mjs unpacks it: Debian's package Breaks zypper, so it
+ * is not installed, and dnf loads its download plugin from here.
+ */
+const UNPACKED_DNF_PLUGINS = join(REPO_ROOT, 'node_modules/.cache/packyard-debian/dnf-plugins-core/usr/lib/python3/dist-packages');
+const DOWNLOAD_PLUGIN = join(UNPACKED_DNF_PLUGINS, 'dnf-plugins/download.py');
+export const dnfDownloadUnavailable = (): string | undefined =>
+  existsSync(DOWNLOAD_PLUGIN) ? undefined : "dnf's download plugin is not unpacked (node .ci/debian-tools.mjs unpacks dnf-plugins-core, which Breaks zypper if installed)";
+
+/** `dnf -y download <args>` against the root, with dnf-plugins-core's download plugin and none of its others */
+export async function dnfDownload(root: RpmRoot, args: readonly string[]): Promise<CommandResult> {
+  const plugins = join(root.path, 'packyard-dnf-plugins');
+  await mkdir(plugins, { recursive: true });
+  await copyFile(DOWNLOAD_PLUGIN, join(plugins, 'download.py'));
+  return runCommand('dnf', [...dnfRootOptions(root), `--setopt=pluginpath=${plugins}`, 'download', ...args], { env: { ...process.env, PYTHONPATH: UNPACKED_DNF_PLUGINS } });
 }
 
 /** `zypper --root <root> --non-interactive <args>`. */

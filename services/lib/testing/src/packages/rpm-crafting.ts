@@ -87,8 +87,8 @@ export const maliciousRpms = {
   absurdDataSize: () => craftRpm({ mainHeader: encodeRpmHeader(minimalRpmTags(), { dataBytes: 1 << 30 }) }),
   /** A file cut off inside the main header. */
   truncatedHeader: () => craftRpm().subarray(0, 96 + 40 + 30),
-  /** A source package (lead type 1, no SOURCERPM tag). */
-  sourceRpm: () => craftRpm({ leadType: 'source', tags: minimalRpmTags().filter((tag) => tag.tag !== 1044) }),
+  /** A lead saying source package over a binary header (one naming its SOURCERPM). */
+  sourceLeadOverBinaryHeader: () => craftRpm({ leadType: 'source', tags: minimalRpmTags() }),
   /** A tag whose offset points far outside the data store. */
   offsetOutsideHeader: () => {
     const header = encodeRpmHeader(minimalRpmTags());

@@ -42,6 +42,19 @@ export async function buildRpm(spec: RpmSpec, outDir: string): Promise<string> {
  * first spec's version, release and arch (rpm requires it of subpackages).
  */
 export async function buildRpmBatch(specs: readonly RpmSpec[], outDir: string): Promise<string[]> {
+  await rpmbuild(specs, '-bb', join('RPMS', specs[0].arch), outDir);
+  const byName = (spec: RpmSpec) => `${spec.name}-${specs[0].version}-${specs[0].release}.${specs[0].arch}.rpm`;
+  return specs.map((spec) => join(outDir, byName(spec)));
+}
+
+/** Builds the source package of `spec` (`rpmbuild -bs`): `<name>-<version>-<release>.src.rpm` in `outDir`. */
+export async function buildSourceRpm(spec: RpmSpec, outDir: string): Promise<string> {
+  await rpmbuild([spec], '-bs', 'SRPMS', outDir);
+  return join(outDir, `${spec.name}-${spec.version}-${spec.release}.src.rpm`);
+}
+
+/** runs rpmbuild in a private _topdir and moves what it wrote to `built` (below the topdir) into `outDir` */
+async function rpmbuild(specs: readonly RpmSpec[], mode: '-bb' | '-bs', built: string, outDir: string): Promise<void> {
   const topdir = await mkdtemp(join(tmpdir(), 'packyard-rpm-'));
   try {
     const specFile = join(topdir, 'batch.spec');
@@ -49,11 +62,12 @@ export async function buildRpmBatch(specs: readonly RpmSpec[], outDir: string): 
     await run(
       'rpmbuild',
       [
-        '-bb', '--quiet', '--nodeps',
+        mode, '--quiet', '--nodeps',
         '--define', `_topdir ${topdir}`,
         '--define', '_build_id_links none',
         '--define', '__os_install_post %{nil}',
         '--define', '_binary_payload w1.gzdio',
+        '--define', '_source_payload w1.gzdio',
         ...(specs[0].encoding ? ['--define', '_invalid_encoding_terminates_build 0'] : []),
         '--target', specs[0].arch,
         specFile,
@@ -61,14 +75,7 @@ export async function buildRpmBatch(specs: readonly RpmSpec[], outDir: string): 
       { maxBuffer: 16 * 1024 * 1024 },
     );
     await mkdir(outDir, { recursive: true });
-    const built = join(topdir, 'RPMS', specs[0].arch);
-    const files: string[] = [];
-    for (const name of await readdir(built)) {
-      await rename(join(built, name), join(outDir, name));
-      files.push(join(outDir, name));
-    }
-    const byName = (spec: RpmSpec) => `${spec.name}-${specs[0].version}-${specs[0].release}.${specs[0].arch}.rpm`;
-    return specs.map((spec) => join(outDir, byName(spec)));
+    for (const name of await readdir(join(topdir, built))) await rename(join(topdir, built, name), join(outDir, name));
   } finally {
     await rm(topdir, { recursive: true, force: true });
   }
