@@ -16,7 +16,8 @@ let rpmRepo: { id: string; path: string };
 let work: string;
 
 beforeAll(async () => {
-  packyard = await startPackyard();
+  // a deleted repository is purged a few seconds after its deletion (the default grace is 7 days)
+  packyard = await startPackyard({ env: { DELETION_GRACE_S: '5', PURGE_CHECK_INTERVAL_S: '1' } });
   internal = internalClients(packyard);
   session = await registerUser(packyard);
   work = await scratchDir();
@@ -152,10 +153,12 @@ describe('package pipeline through the API', () => {
     await expect.poll(async () => (await publishedFile(packyard, await kali(), 'dists/kali-rolling/main/binary-amd64/Packages')).toString(), { timeout: 10_000 }).not.toMatch(/short-lived/);
   });
 
-  it('frees a deleted repository’s packages and index files', async () => {
+  it('keeps a deleted repository’s packages and index files through its grace period, and frees them at its purge', async () => {
     const ofRepository = async () => (await storedFiles(packyard)).filter((file) => file.startsWith(`packages/${rpmRepo.id}/`) || file.startsWith(`indices/${rpmRepo.id}/`));
-    expect((await ofRepository()).length).toBeGreaterThan(0);
+    const stored = await ofRepository();
+    expect(stored.length).toBeGreaterThan(0);
     expect((await session.call('DELETE', rpmRepo.path)).status).toBe(204);
-    await expect.poll(ofRepository, { timeout: 15_000 }).toEqual([]);
+    expect(await ofRepository()).toEqual(stored);
+    await expect.poll(ofRepository, { timeout: 30_000 }).toEqual([]);
   });
 });

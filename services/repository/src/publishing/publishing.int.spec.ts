@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IndexPublished, PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
 import { BUILD_CHECKPOINT } from './build-scheduler';
 import { publicationStream } from './publication.events';
-import { recordUploaded, seedRepository, startPublishingRig, syntheticDeb, type PublishingRig } from './testing/publishing-rig';
+import { PUBLISHABLE_PACKAGES } from '../packages/publishable-packages.projection';
+import { indexBlobPrefix } from './generation.workflow';
+import { recordOwn, recordUploaded, RIG_REPOSITORIES_STREAM, seedRepository, startPublishingRig, syntheticDeb, type PublishingRig } from './testing/publishing-rig';
 
 const PACKAGES = 2_000;
 
@@ -118,5 +120,94 @@ describe('a restart of publishing', () => {
     expect(built).toEqual([publicationStream('r-second', 'debian/bookworm')]);
     expect(signatures).toBe(1);
     expect(await running.publisher.waitForPublication('r-second', added.id, 10_000)).toBe(true);
+  });
+});
+
+describe('publishing what else a repository is made of', () => {
+  let dataDir: string;
+  let rig: PublishingRig;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'packyard-publishing-more-'));
+    rig = await startPublishingRig(dataDir);
+    await rig.publisher.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await rig?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** what the next changes make the publisher build (publication streams) and sign */
+  const afterChanges = async (changes: () => Promise<void>) => {
+    await rig.publisher.settled();
+    const count = async () => (await rig.es.events.readAll(0, 1_000_000)).filter((event) => event.type === 'IndexBuilt').map((event) => event.stream);
+    const before = await count();
+    const signaturesBefore = rig.signatures();
+    await changes();
+    await rig.publisher.settled();
+    return { built: (await count()).slice(before.length), signatures: rig.signatures() - signaturesBefore };
+  };
+
+  const manifestPaths = async (repositoryId: string, distribution: string) => {
+    const events = await rig.es.events.readStream(publicationStream(repositoryId, distribution));
+    const published = events.filter((event) => event.type === 'IndexPublished').at(-1)!.data as IndexPublished;
+    return PublicationManifest.decode(await buffer(await rig.blobs.get(published.manifest!.blobKey))).files.map((file) => file.path);
+  };
+
+  const indexBlobs = async (repositoryId: string) => {
+    const keys: string[] = [];
+    for await (const key of rig.blobs.list(`${indexBlobPrefix(repositoryId)}/`)) keys.push(key);
+    return keys;
+  };
+
+  it('rebuilds only the distributions an advisory applies to when it is created or deleted, with updateinfo.xml and both repomd.xml signed', async () => {
+    const repositoryId = 'r-advisories';
+    await afterChanges(() => seedRepository(rig.es, { id: repositoryId, kind: 'RPM', name: 'advisories' }, []));
+    const advisory = {
+      id: 'PKY-2026-1', repositoryId, type: 'security', severity: 'Important', title: 'fix', description: 'a fix', issuedAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z', references: [], packages: [{ name: 'hello', epoch: 0, version: '2', release: '1', arch: 'noarch', distribution: 'el/9' }],
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    const created = await afterChanges(() => recordOwn(rig.es, `advisories-${repositoryId}`, 'AdvisoryCreated', { advisory }));
+    // repodata/repomd.xml and SRPMS/repodata/repomd.xml
+    expect(created).toEqual({ built: [publicationStream(repositoryId, 'el/9')], signatures: 2 });
+    const paths = await manifestPaths(repositoryId, 'el/9');
+    expect(paths.some((path) => /^repodata\/[0-9a-f]+-updateinfo\.xml\.gz$/.test(path))).toBe(true);
+    expect(paths).toEqual(expect.arrayContaining(['repodata/repomd.xml.asc', 'SRPMS/repodata/repomd.xml', 'SRPMS/repodata/repomd.xml.asc']));
+    expect((await manifestPaths(repositoryId, 'el/8')).some((path) => path.includes('updateinfo'))).toBe(false);
+
+    const deleted = await afterChanges(() => recordOwn(rig.es, `advisories-${repositoryId}`, 'AdvisoryDeleted', { repositoryId, advisoryId: advisory.id, deletedAt: new Date().toISOString() }));
+    expect(deleted).toEqual({ built: [publicationStream(repositoryId, 'el/9')], signatures: 2 });
+    expect((await manifestPaths(repositoryId, 'el/9')).some((path) => path.includes('updateinfo'))).toBe(false);
+  });
+
+  it('builds nothing for a deleted repository and keeps its indices, signs them anew once restored, and drops them at its purge', async () => {
+    const repositoryId = 'r-deleted';
+    const packages = Array.from({ length: 3 }, (_, index) => syntheticDeb(repositoryId, index));
+    await afterChanges(() => seedRepository(rig.es, { id: repositoryId, kind: 'DEB', name: 'deleted' }, packages));
+    const ids = { repositoryId, workspaceId: 'rig-workspace', ownerId: 'rig-owner' };
+    const published = await indexBlobs(repositoryId);
+    expect(published.length).toBeGreaterThan(0);
+
+    const now = new Date().toISOString();
+    const whileDeleted = await afterChanges(async () => {
+      await recordOwn(rig.es, RIG_REPOSITORIES_STREAM, 'RepositoryDeleted', { ...ids, deletedAt: now, purgeAt: new Date(Date.now() + 3_600_000).toISOString(), withWorkspace: false });
+      await recordUploaded(rig.es, syntheticDeb(repositoryId, 9));
+    });
+    expect(whileDeleted).toEqual({ built: [], signatures: 0 });
+    expect(await indexBlobs(repositoryId)).toEqual(published);
+
+    const restored = await afterChanges(() => recordOwn(rig.es, RIG_REPOSITORIES_STREAM, 'RepositoryRestored', { ...ids, restoredAt: now }));
+    expect(restored.built).toContain(publicationStream(repositoryId, 'ubuntu/noble'));
+    expect(await rig.publisher.waitForPublication(repositoryId, `${repositoryId}-p9`, 10_000)).toBe(true);
+
+    await afterChanges(async () => {
+      await recordOwn(rig.es, RIG_REPOSITORIES_STREAM, 'RepositoryDeleted', { ...ids, deletedAt: now, purgeAt: now, withWorkspace: false });
+      await recordOwn(rig.es, RIG_REPOSITORIES_STREAM, 'RepositoryPurged', { ...ids, purgedAt: now });
+    });
+    // the cleanup is a reaction of its own: wait for it, not for a fixed time
+    await expect.poll(() => indexBlobs(repositoryId), { timeout: 30_000, interval: 200 }).toEqual([]);
+    expect(await rig.es.readModels.collection(PUBLISHABLE_PACKAGES).find({ repositoryId })).toEqual([]);
   });
 });

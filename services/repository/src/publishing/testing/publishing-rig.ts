@@ -11,6 +11,7 @@ import { PUBLISHABLE_PACKAGES, publishablePackagesProjection } from '../../packa
 import type { PublishablePackage } from '../../packages/publishable-package';
 import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { RepositoryCreated } from '@packyard/proto/packyard/repository/v1/events';
+import { advisoriesProjection } from '../../advisories/advisories.projection';
 import { repositoriesProjection } from '../../projections/repositories.projection';
 import { repositoriesStream } from '../../repositories/repository.events';
 import { publicationsProjection } from '../publications.projection';
@@ -61,7 +62,7 @@ export async function startPublishingRig(dataDir: string, options: Partial<Publi
     stores,
     bus,
     logger,
-    projections: [repositoriesProjection, publishablePackagesProjection((change) => packageSets.apply(change)), publicationsProjection],
+    projections: [repositoriesProjection, publishablePackagesProjection((change) => packageSets.apply(change)), publicationsProjection, advisoriesProjection],
     fail: (error) => logger.fatal({ err: error }, 'event processing failed'),
   });
   const blobs = new FsBlobStore(join(dataDir, 'blobs'));
@@ -96,6 +97,14 @@ export async function seedRepository(es: EventSourcing, repository: { id: string
   };
   await es.events.append(repositoriesStream(RIG_WORKSPACE), 'ANY', [{ id: randomUUID(), type: 'RepositoryCreated', data: created, integration: true }]);
 }
+
+/** one of the repository module's own events (a repository's deletion, an advisory…) recorded as its deciders would */
+export async function recordOwn(es: EventSourcing, stream: string, type: string, data: object): Promise<void> {
+  await es.events.append(stream, 'ANY', [{ id: randomUUID(), type, data, integration: true }]);
+}
+
+/** the repositories stream of the rig's workspace */
+export const RIG_REPOSITORIES_STREAM = repositoriesStream(RIG_WORKSPACE);
 
 /** a `.deb` as artifact would have recorded it, without the file: enough to index it */
 export function syntheticDeb(repositoryId: string, index: number, distribution = 'ubuntu/noble'): PublishablePackage {
