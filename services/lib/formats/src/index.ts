@@ -15,3 +15,5 @@ export * from './yum/yum-package.fragments';
 export * from './yum/repodata.writer';
 export * from './distributions';
 export * from './common/version-order';
+export * from './deb/dsc.parser';
+export * from './apt/sources-index.writer';
