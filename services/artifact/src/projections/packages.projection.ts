@@ -21,9 +21,20 @@ export interface PackageDocument {
   downloads: number;
   /** the newest download delivery reported (retention spares recently downloaded versions) */
   lastDownloadedAt?: string;
+  /** a Debian source package's files besides its .dsc (blobKey) */
+  sourceBlobKeys?: string[];
+}
+
+/** one file a source package's .dsc lists: what keeps its blob alive besides the packages' own blobKey */
+export interface SourceFileDocument {
+  /** `<packageId>|<blobKey>` */
+  id: string;
+  packageId: string;
+  blobKey: string;
 }
 
 export const PACKAGES = 'packages';
+export const SOURCE_FILES = 'package_source_files';
 
 export const toPackage = (doc: PackageDocument): Package => ({
   id: doc.id,
@@ -45,7 +56,7 @@ export const toPackage = (doc: PackageDocument): Package => ({
  */
 export const packagesProjection: Projection = {
   name: 'packages',
-  collections: [PACKAGES],
+  collections: [PACKAGES, SOURCE_FILES],
   async handle(event, readModels) {
     const packages = readModels.collection<PackageDocument>(PACKAGES);
     switch (event.type) {
@@ -68,12 +79,19 @@ export const packagesProjection: Projection = {
           blobKey: data.blobKey,
           publishedAt: data.uploadedAt,
           downloads: 0,
+          ...(data.sourceFiles?.length ? { sourceBlobKeys: data.sourceFiles.map((file) => file.blobKey) } : {}),
         });
+        const sourceFiles = readModels.collection<SourceFileDocument>(SOURCE_FILES);
+        // events recorded before source packages existed have no sourceFiles
+        for (const { blobKey } of data.sourceFiles ?? []) await sourceFiles.upsert({ id: `${data.packageId}|${blobKey}`, packageId: data.packageId, blobKey });
         return;
       }
-      case 'PackageDeleted':
-        await packages.delete((event.data as PackageDeleted).packageId);
+      case 'PackageDeleted': {
+        const { packageId } = event.data as PackageDeleted;
+        await packages.delete(packageId);
+        await readModels.collection<SourceFileDocument>(SOURCE_FILES).deleteMany({ packageId });
         return;
+      }
       case 'PackageDownloaded': {
         if (!isInboxEvent(event.stream, 'delivery') && !isInboxEvent(event.stream, 'artifact')) return;
         const data = event.data as PackageDownloaded;

@@ -1,5 +1,5 @@
 import {
-  buildPackagesIndex,
+  buildAptIndex,
   buildRelease,
   buildRepodata,
   byHashPaths,
@@ -15,6 +15,8 @@ import {
   GzipBlockCache,
   type IndexFile,
   type RpmPackage,
+  type SourceIndexFile,
+  sourcesStanza,
   type YumPackageFragments,
 } from '@packyard/formats';
 import type { PublishablePackage } from '../packages/publishable-package';
@@ -28,9 +30,37 @@ export interface BuiltGeneration {
   signable: IndexFile;
   /** by-hash paths, each a second name of a metadata file */
   aliases: { path: string; of: IndexFile }[];
-  /** the package files the metadata points at */
-  pool: { path: string; pkg: PublishablePackage }[];
+  /** the package files the metadata points at (a source package's .dsc and every file it lists) */
+  pool: { path: string; file: PoolFile }[];
 }
+
+/** a stored file as the pool serves it */
+export interface PoolFile {
+  blobKey: string;
+  size: number;
+  sha256: string;
+}
+
+/** a source package's Sources stanza and the files of its pool directory */
+interface SourceEntry {
+  key: string;
+  text: string;
+  pool: { path: string; file: PoolFile }[];
+}
+
+/**
+ * Which APT index lists a DEB package, by its canonical file name: binary packages in
+ * `binary-<arch>/Packages`, debian-installer packages in `debian-installer/binary-<arch>/`
+ * (Debian's layout; apt never reads them, the installer does), debug symbols in
+ * `debug/binary-<arch>/` (Launchpad's `main/debug` layout, a sources.list line of its own),
+ * source packages in `source/Sources`.
+ */
+export type AptIndexKind = 'binary' | 'installer' | 'debug' | 'source';
+export const aptIndexKind = (pkg: Pick<PublishablePackage, 'filename'>): AptIndexKind =>
+  pkg.filename.endsWith('.dsc') ? 'source' : pkg.filename.endsWith('.udeb') ? 'installer' : pkg.filename.endsWith('.ddeb') ? 'debug' : 'binary';
+
+/** where a kind's per-architecture Packages index lives below its component */
+const BINARY_DIRECTORIES: Record<Exclude<AptIndexKind, 'source'>, string> = { binary: '', installer: 'debian-installer/', debug: 'debug/' };
 
 /**
  * Per-package index text (a Packages stanza, or primary/filelists/other fragments) depends
@@ -39,11 +69,12 @@ export interface BuiltGeneration {
  */
 export class IndexEntryCache {
   private readonly aptEntries = new Map<string, AptIndexEntry & { key: string; text: string }>();
+  private readonly sourceEntries = new Map<string, SourceEntry>();
   private readonly fragments = new Map<string, { key: string; path: string; fragments: YumPackageFragments }>();
   private readonly blocks = new Map<string, GzipBlockCache>();
 
   /** the package's Packages stanza under its pool path in `component` */
-  aptEntry(pkg: PublishablePackage, component: string): AptIndexEntry & { key: string; text: string } {
+  aptEntry(pkg: PublishablePackage, component: string): AptEntry {
     const key = `${pkg.id}|${component}`;
     let cached = this.aptEntries.get(key);
     if (!cached) {
@@ -51,6 +82,28 @@ export class IndexEntryCache {
       const filename = poolPath('DEB', component, pkg);
       cached = { key, control, filename, file, text: packagesStanza({ control, filename, file }) };
       this.aptEntries.set(key, cached);
+    }
+    return cached;
+  }
+
+  /** a source package's Sources stanza under its pool directory in `component`, and the files there */
+  sourceEntry(pkg: PublishablePackage, component: string): SourceEntry {
+    const key = `${pkg.id}|${component}`;
+    let cached = this.sourceEntries.get(key);
+    if (!cached) {
+      const { source } = JSON.parse(pkg.indexEntryJson) as { source: { control: ControlField[]; files: SourceIndexFile[] } };
+      const dsc = poolPath('DEB', component, pkg);
+      const directory = dsc.slice(0, dsc.lastIndexOf('/'));
+      const stored = new Map(pkg.sourceFiles.map((file) => [file.filename, { blobKey: file.blobKey, size: file.sizeBytes, sha256: file.sha256 }]));
+      cached = {
+        key,
+        text: sourcesStanza({ control: source.control, directory, files: source.files }),
+        pool: [
+          { path: dsc, file: { blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256 } },
+          ...pkg.sourceFiles.map((file) => ({ path: `${directory}/${file.filename}`, file: stored.get(file.filename)! })),
+        ],
+      };
+      this.sourceEntries.set(key, cached);
     }
     return cached;
   }
@@ -77,7 +130,7 @@ export class IndexEntryCache {
   }
 
   forget(packageId: string): void {
-    for (const map of [this.aptEntries, this.fragments]) {
+    for (const map of [this.aptEntries, this.sourceEntries, this.fragments]) {
       for (const key of map.keys()) if (key.startsWith(`${packageId}|`)) map.delete(key);
     }
   }
@@ -104,19 +157,36 @@ export async function buildGeneration(
 async function buildDeb(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
   const component = repository.component || 'main';
   const root = `dists/${target.version}`;
-  const entries = packages.map((pkg) => cache.aptEntry(pkg, component));
-  const pool = entries.map((entry, index) => ({ path: entry.filename, pkg: packages[index] }));
-  const architectures = publishedArchitectures(entries);
+  const binaries = { binary: [] as AptEntry[], installer: [] as AptEntry[], debug: [] as AptEntry[] };
+  const sources: SourceEntry[] = [];
+  const pool: BuiltGeneration['pool'] = [];
+  for (const pkg of packages) {
+    const kind = aptIndexKind(pkg);
+    if (kind === 'source') {
+      const entry = cache.sourceEntry(pkg, component);
+      sources.push(entry);
+      pool.push(...entry.pool);
+    } else {
+      const entry = cache.aptEntry(pkg, component);
+      binaries[kind].push(entry);
+      pool.push({ path: entry.filename, file: { blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256 } });
+    }
+  }
+  const architectures = publishedArchitectures([...binaries.binary, ...binaries.installer, ...binaries.debug]);
   const components = debComponents(component);
   const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
+  // every component has binary and source indices (the install instructions name any of
+  // them in deb and deb-src lines); installer and debug ones only the repository's own
+  const binaryIndex = (name: string, kind: keyof typeof binaries, architecture: string) =>
+    buildAptIndex(`${name}/${BINARY_DIRECTORIES[kind]}binary-${architecture}/Packages`, name === component ? packagesForArchitecture(binaries[kind], architecture) : [], {}, blocks);
   const indices = (
-    await Promise.all(
-      components.flatMap((name) =>
-        architectures.map((architecture) =>
-          buildPackagesIndex(name === component ? packagesForArchitecture(entries, architecture) : [], { component: name, architecture }, blocks),
-        ),
-      ),
-    )
+    await Promise.all([
+      ...components.flatMap((name) => [
+        ...architectures.map((architecture) => binaryIndex(name, 'binary', architecture)),
+        buildAptIndex(`${name}/source/Sources`, name === component ? sources : [], {}, blocks),
+      ]),
+      ...architectures.flatMap((architecture) => [binaryIndex(component, 'installer', architecture), binaryIndex(component, 'debug', architecture)]),
+    ])
   ).flat();
   blocks.sweep();
   const release = buildRelease(indices, {
@@ -133,12 +203,17 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
   const metadata = indices.map((file) => ({ ...file, path: `${root}/${file.path}` }));
   const signable = indexFile(`${root}/Release`, Buffer.from(release, 'utf8'));
   const aliases = indices.flatMap((file, index) => byHashPaths(file).map((path) => ({ path: `${root}/${path}`, of: metadata[index] })));
-  return { metadata: [...metadata, signable], signable, aliases, pool };
+  return { metadata: [...metadata, signable], signable, aliases, pool: uniquePaths(pool) };
 }
+
+type AptEntry = AptIndexEntry & { key: string; text: string };
+
+/** an orig tarball shared by two revisions of a source package is one pool file */
+const uniquePaths = (pool: BuiltGeneration['pool']) => [...new Map(pool.map((entry) => [entry.path, entry])).values()];
 
 async function buildRpm(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
   const fragments = packages.map((pkg) => cache.yumFragments(pkg));
-  const pool = fragments.map(({ path }, index) => ({ path, pkg: packages[index] }));
+  const pool = fragments.map(({ path }, index) => ({ path, file: { blobKey: packages[index].blobKey, size: packages[index].sizeBytes, sha256: packages[index].sha256 } }));
   const seconds = Math.floor(date.getTime() / 1000);
   const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
   const repodata = await buildRepodata(fragments, { revision: String(seconds), timestamp: seconds }, blocks);
