@@ -8,8 +8,10 @@ const run = promisify(execFile);
 
 export interface SourcePackageSpec {
   readonly name: string;
-  /** upstream version; the Debian revision is `-1` ("3.0 (quilt)"), none for "3.0 (native)" */
+  /** upstream version; a "3.0 (quilt)" package gets `-<revision>`, a "3.0 (native)" one none */
   readonly upstreamVersion: string;
+  /** the Debian revision (default 1); the orig tarball is the same bytes for every revision */
+  readonly revision?: string;
   readonly format?: '3.0 (quilt)' | '3.0 (native)';
   /** more fields of debian/control's source stanza, written in the order given */
   readonly fields?: readonly (readonly [name: string, value: string])[];
@@ -31,13 +33,16 @@ export interface BuiltSourcePackage {
 export async function buildSourcePackage(spec: SourcePackageSpec, outDir: string): Promise<BuiltSourcePackage> {
   const format = spec.format ?? '3.0 (quilt)';
   const native = format === '3.0 (native)';
-  const version = native ? spec.upstreamVersion : `${spec.upstreamVersion}-1`;
+  const version = native ? spec.upstreamVersion : `${spec.upstreamVersion}-${spec.revision ?? '1'}`;
   const work = await mkdtemp(join(tmpdir(), 'packyard-source-'));
   try {
-    const tree = join(work, `${spec.name}-${spec.upstreamVersion}`);
+    const treeName = `${spec.name}-${spec.upstreamVersion}`;
+    const tree = join(work, treeName);
     await mkdir(join(tree, 'debian/source'), { recursive: true });
     await writeFile(join(tree, 'README'), `${spec.name} ${spec.upstreamVersion}\n`);
-    if (!native) await run('tar', ['-czf', join(work, `${spec.name}_${spec.upstreamVersion}.orig.tar.gz`), '--mtime=@0', '--sort=name', '-C', work, `${spec.name}-${spec.upstreamVersion}`]);
+    // reproducible (no times, owners or gzip name), so two revisions share one orig tarball as they do in Debian
+    const orig = join(work, `${spec.name}_${spec.upstreamVersion}.orig.tar.gz`);
+    if (!native) await run('sh', ['-c', 'tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --exclude=debian -C "$1" -cf - "$2" | gzip -n >"$3"', 'sh', work, treeName, orig]);
     await writeFile(join(tree, 'debian/source/format'), `${format}\n`);
     await writeFile(
       join(tree, 'debian/control'),
