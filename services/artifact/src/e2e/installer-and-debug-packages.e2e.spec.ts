@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { freshDebianRoot, runInRoot, startPackyard, type DebianRoot, type RunningPackyard } from '@packyard/testing';
+import { readStanzas } from '@packyard/testing/packages/apt-stanzas';
 import { buildDeb } from '@packyard/testing/packages/deb.builder';
 import { run, scratchDir, upload } from './pipeline-fixture';
 
@@ -18,25 +19,6 @@ let root: DebianRoot | undefined;
 let repo: { id: string; path: string; token: string; snippets: { apt: string; repositoryUrl: string } };
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
-/** `Field: value` stanzas of a Packages file, keyed by package name */
-function stanzas(text: string): Map<string, Record<string, string>> {
-  const found = new Map<string, Record<string, string>>();
-  for (const block of text.split(/\n\n+/).filter((part) => part.trim())) {
-    const fields: Record<string, string> = {};
-    let last = '';
-    for (const line of block.split('\n')) {
-      if (line.startsWith(' ')) {
-        fields[last] += `\n${line}`;
-      } else {
-        last = line.slice(0, line.indexOf(':'));
-        fields[last] = line.slice(line.indexOf(':') + 1).trim();
-      }
-    }
-    found.set(fields.Package, fields);
-  }
-  return found;
-}
 
 const edge = async (path: string) => {
   const response = await fetch(`${repo.snippets.repositoryUrl}/debian/${path}`, { headers: { authorization: `Basic ${Buffer.from(`${repo.token}:`).toString('base64')}` } });
@@ -70,9 +52,9 @@ describe('debian-installer and debug-symbol packages', () => {
 
     const release = (await edge('dists/bookworm/InRelease')).toString('utf8');
     for (const file of ['Packages', 'Packages.gz', 'Packages.xz']) expect(release).toMatch(new RegExp(` main/debian-installer/binary-amd64/${file.replace('.', '\\.')}$`, 'm'));
-    const installer = stanzas((await edge('dists/bookworm/main/debian-installer/binary-amd64/Packages')).toString('utf8'));
+    const installer = readStanzas((await edge('dists/bookworm/main/debian-installer/binary-amd64/Packages')).toString('utf8'));
     expect([...installer.keys()]).toEqual(['di-hello']);
-    expect(stanzas((await edge('dists/bookworm/main/binary-amd64/Packages')).toString('utf8')).has('di-hello')).toBe(false);
+    expect(readStanzas((await edge('dists/bookworm/main/binary-amd64/Packages')).toString('utf8')).has('di-hello')).toBe(false);
     const ours = installer.get('di-hello')!;
     expect(ours.Filename).toBe('pool/main/d/di-hello/debian/bookworm/di-hello_1.0_amd64.udeb');
     expect(sha256(await edge(ours.Filename))).toBe(sha256(udeb));
@@ -84,7 +66,7 @@ describe('debian-installer and debug-symbol packages', () => {
     const udebPath = join(work, 'di-hello_1.0_amd64.udeb');
     await writeFile(udebPath, udeb);
     await run('reprepro', ['--basedir', reprepro, 'includeudeb', 'bookworm', udebPath]);
-    const theirs = stanzas(await readFile(join(reprepro, 'dists/bookworm/main/debian-installer/binary-amd64/Packages'), 'utf8')).get('di-hello')!;
+    const theirs = readStanzas(await readFile(join(reprepro, 'dists/bookworm/main/debian-installer/binary-amd64/Packages'), 'utf8')).get('di-hello')!;
     expect(theirs.Filename).toBe('pool/main/d/di-hello/di-hello_1.0_amd64.udeb');
     const { SHA512: _sha512, Filename: _ours, ...comparable } = ours;
     const { Filename: _theirs, ...reference } = theirs;
@@ -107,9 +89,9 @@ describe('debian-installer and debug-symbol packages', () => {
 
     const release = (await edge('dists/bookworm/Release')).toString('utf8');
     expect(release).toMatch(/ main\/debug\/binary-amd64\/Packages$/m);
-    const debug = stanzas((await edge('dists/bookworm/main/debug/binary-amd64/Packages')).toString('utf8'));
+    const debug = readStanzas((await edge('dists/bookworm/main/debug/binary-amd64/Packages')).toString('utf8'));
     expect(debug.get('hello-sym-dbgsym')?.Filename).toBe('pool/main/h/hello-sym-dbgsym/debian/bookworm/hello-sym-dbgsym_1.0-1_amd64.ddeb');
-    expect(stanzas((await edge('dists/bookworm/main/binary-amd64/Packages')).toString('utf8')).has('hello-sym-dbgsym')).toBe(false);
+    expect(readStanzas((await edge('dists/bookworm/main/binary-amd64/Packages')).toString('utf8')).has('hello-sym-dbgsym')).toBe(false);
 
     // a machine set up by the instructions, plus the debug line Ubuntu's ddebs need
     root = await freshDebianRoot();
