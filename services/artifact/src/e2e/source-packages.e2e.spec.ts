@@ -119,7 +119,7 @@ describe('Debian source packages', () => {
     expect((await readFile(join(root.path, 'tmp/src/packyard-src_2.1-1.dsc'), 'utf8')).startsWith('-----BEGIN PGP SIGNED MESSAGE-----')).toBe(true);
   });
 
-  it('keeps an orig tarball two revisions share until the last of them is deleted', async () => {
+  it('keeps an orig tarball two revisions share until the last of them is deleted, and refuses another with its name', async () => {
     const first = await buildSourcePackage({ name: 'shared-src', upstreamVersion: '3.0' }, join(work, 'rev1'));
     const firstFiles = await filesOf(first);
     const orig = firstFiles.find((file) => file.name.endsWith('.orig.tar.gz'))!;
@@ -133,6 +133,11 @@ describe('Debian source packages', () => {
       expect(answer.status).toBe(201);
       uploaded.push(answer.body.id);
     }
+    // a third revision whose orig tarball has the same name but other bytes would change what the first two list
+    const other = await buildSourcePackage({ name: 'shared-src', upstreamVersion: '3.0', revision: '3', readme: 'repacked\n' }, join(work, 'rev3'));
+    const clash = await upload(packyard, session, repo.path, await filesOf(other), 'debian/any-version');
+    expect(clash).toMatchObject({ status: 409, body: { message: 'shared-src_3.0.orig.tar.gz is already in debian/any-version with other contents; a source package must bring the same bytes under that name' } });
+    expect((await upload(packyard, session, repo.path, await filesOf(other), 'debian/bookworm')).status).toBe(201);
     const origStored = async () => (await storedFiles(packyard)).some((path) => path.endsWith(sha256(orig.bytes)));
     expect(await origStored()).toBe(true);
     expect((await session.call('DELETE', `${repo.path}/packages/${uploaded[0]}`)).status).toBe(204);

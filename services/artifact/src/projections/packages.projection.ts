@@ -31,6 +31,11 @@ export interface SourceFileDocument {
   id: string;
   packageId: string;
   blobKey: string;
+  repositoryId: string;
+  /** the upload distribution: with the file name, the pool path */
+  distribution: string;
+  filename: string;
+  sha256: string;
 }
 
 export const PACKAGES = 'packages';
@@ -83,7 +88,9 @@ export const packagesProjection: Projection = {
         });
         const sourceFiles = readModels.collection<SourceFileDocument>(SOURCE_FILES);
         // events recorded before source packages existed have no sourceFiles
-        for (const { blobKey } of data.sourceFiles ?? []) await sourceFiles.upsert({ id: `${data.packageId}|${blobKey}`, packageId: data.packageId, blobKey });
+        for (const { blobKey, filename, sha256 } of data.sourceFiles ?? []) {
+          await sourceFiles.upsert({ id: `${data.packageId}|${blobKey}`, packageId: data.packageId, blobKey, repositoryId: data.repositoryId, distribution: data.distribution, filename, sha256 });
+        }
         return;
       }
       case 'PackageDeleted': {

@@ -52,7 +52,15 @@ export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: Cl
     const prefix = packageBlobPrefix(repository.id);
     const { identity, stored, sourceFiles = [] }: { identity: PackageIdentity; stored: { key: string; size: number; sha256: string }; sourceFiles?: StoredFile[] } =
       type === 'dsc'
-        ? await storeSourcePackage(blobs, { stagingKey: input.stagingKey, filename: input.filename }, sourceParts, prefix, settings)
+        ? await storeSourcePackage(
+            blobs,
+            es.readModels,
+            { repositoryId: repository.id, distribution: `${distribution.distro}/${distribution.version}` },
+            { stagingKey: input.stagingKey, filename: input.filename },
+            sourceParts,
+            prefix,
+            settings,
+          )
         : type
           ? await parseAndPromote(blobs, input.stagingKey, prefix, type, settings)
           : await parseAndSign(blobs, input.stagingKey, prefix, repository.id, settings);

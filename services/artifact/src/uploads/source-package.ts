@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import { MAX_DSC_BYTES, parseDsc, type DscListedFile, type SourceIndexFile, type StreamDigesterFactory } from '@packyard/formats';
-import { invalid } from '@packyard/platform';
+import { conflict, invalid, type ReadModelStore } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { StoredFile } from '@packyard/proto/packyard/artifact/v1/events';
+import { SOURCE_FILES, type SourceFileDocument } from '../projections/packages.projection';
 import { asUploadError, type PackageIdentity } from './upload-rules';
 
 /** a staged upload part: the key the gateway staged it under and the client's file name */
@@ -36,6 +37,8 @@ const withoutEpoch = (version: string) => version.replace(/^\d+:/, '');
  */
 export async function storeSourcePackage(
   blobs: BlobStore,
+  readModels: ReadModelStore,
+  where: { repositoryId: string; distribution: string },
   dsc: StagedPart,
   parts: readonly StagedPart[],
   prefix: string,
@@ -67,6 +70,8 @@ export async function storeSourcePackage(
   const verified: (SourceIndexFile & { stagingKey: string })[] = [];
   for (const file of control.files) verified.push(await verifiedFile(blobs, byName.get(file.name)!.stagingKey, file, maxBytes, digester));
 
+  await checkPoolNames(readModels, where, verified);
+
   const dscFile = digestsOf(`${control.name}_${withoutEpoch(control.version)}.dsc`, dscBytes);
   const dscStored = { key: contentAddressedKey(prefix, staged.sha256), size: staged.size, sha256: staged.sha256 };
   const moves = [{ from: dsc.stagingKey, to: dscStored.key }, ...verified.map((file) => ({ from: file.stagingKey, to: contentAddressedKey(prefix, file.sha256) }))];
@@ -82,6 +87,21 @@ export async function storeSourcePackage(
     stored: dscStored,
     sourceFiles: verified.map((file) => ({ filename: file.name, sizeBytes: file.size, sha256: file.sha256, blobKey: contentAddressedKey(prefix, file.sha256) })),
   };
+}
+
+/**
+ * A source package's files share one pool directory per upload distribution with the other
+ * versions of the package, so a file name there means one content (dak refuses the same):
+ * an orig tarball two revisions share must be the same bytes.
+ */
+async function checkPoolNames(readModels: ReadModelStore, where: { repositoryId: string; distribution: string }, files: readonly { name: string; sha256: string }[]) {
+  const sourceFiles = readModels.collection<SourceFileDocument>(SOURCE_FILES);
+  for (const file of files) {
+    const other = (await sourceFiles.find({ ...where, filename: file.name })).find((stored) => stored.sha256 !== file.sha256);
+    if (other) {
+      throw conflict('PACKYARD_ARTIFACT_SOURCE_FILE_CONFLICT', `${file.name} is already in ${where.distribution} with other contents; a source package must bring the same bytes under that name`);
+    }
+  }
 }
 
 /** a listed file's staged bytes against the .dsc's size and digests; its SHA-512 besides (the Sources index lists it) */

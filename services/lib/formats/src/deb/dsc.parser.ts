@@ -109,6 +109,8 @@ export function parseDsc(bytes: Buffer): DebianSourceControl {
   }
   const files = [...md5].map(([file, { size, digest }]) => {
     if (!file.startsWith(`${name}_`)) throw invalid(`.dsc lists ${file}, which is not a file of the source package ${name} (${name}_…)`);
+    // binary packages and .dsc files have pool paths of their own beside these
+    if (/\.(u|d)?deb$|\.dsc$/i.test(file)) throw invalid(`.dsc lists ${file}, which is a package, not a source file`);
     return { name: file, size, md5: digest, ...(sha1 ? { sha1: sha1.get(file)!.digest } : {}), sha256: sha256.get(file)!.digest };
   });
   const control = fields.filter((field) => !FILE_LIST_FIELDS.has(field.name.toLowerCase()));

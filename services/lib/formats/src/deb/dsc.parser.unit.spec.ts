@@ -53,6 +53,7 @@ describe('parseDsc', () => {
     ['a bad version', dsc().replace('Version: 1.0-1', 'Version: one'), '"one" is not a valid Debian version'],
     ['a path as a file name', dsc().replace(` ${MD5} 536 hello_1.0-1.debian.tar.xz`, ` ${MD5} 536 ../../etc/passwd`), 'is not a plain file name'],
     ['a file of another package', dsc().replaceAll('hello_1.0-1.debian.tar.xz', 'other_1.0-1.debian.tar.xz'), 'not a file of the source package hello'],
+    ['a binary package among the files', dsc().replaceAll('hello_1.0-1.debian.tar.xz', 'hello_1.0-1_amd64.deb'), 'hello_1.0-1_amd64.deb, which is a package, not a source file'],
     ['a file missing from Checksums-Sha256', dsc().replace(` ${SHA256} 536 hello_1.0-1.debian.tar.xz\n`, ''), 'lists hello_1.0-1.debian.tar.xz in Files but not in Checksums-Sha256'],
     ['two sizes for one file', dsc().replace(` ${SHA256} 536 `, ` ${SHA256} 537 `), 'gives hello_1.0-1.debian.tar.xz two sizes'],
     ['a malformed checksum line', dsc().replace(` ${SHA256} 536 `, ' xyz 536 '), 'Checksums-Sha256 has a malformed line'],

@@ -12,6 +12,8 @@ export interface SourcePackageSpec {
   readonly upstreamVersion: string;
   /** the Debian revision (default 1); the orig tarball is the same bytes for every revision */
   readonly revision?: string;
+  /** the upstream README (default "<name> <upstreamVersion>"): another text makes another orig tarball */
+  readonly readme?: string;
   readonly format?: '3.0 (quilt)' | '3.0 (native)';
   /** more fields of debian/control's source stanza, written in the order given */
   readonly fields?: readonly (readonly [name: string, value: string])[];
@@ -39,7 +41,7 @@ export async function buildSourcePackage(spec: SourcePackageSpec, outDir: string
     const treeName = `${spec.name}-${spec.upstreamVersion}`;
     const tree = join(work, treeName);
     await mkdir(join(tree, 'debian/source'), { recursive: true });
-    await writeFile(join(tree, 'README'), `${spec.name} ${spec.upstreamVersion}\n`);
+    await writeFile(join(tree, 'README'), spec.readme ?? `${spec.name} ${spec.upstreamVersion}\n`);
     // reproducible (no times, owners or gzip name), so two revisions share one orig tarball as they do in Debian
     const orig = join(work, `${spec.name}_${spec.upstreamVersion}.orig.tar.gz`);
     if (!native) await run('sh', ['-c', 'tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --exclude=debian -C "$1" -cf - "$2" | gzip -n >"$3"', 'sh', work, treeName, orig]);
