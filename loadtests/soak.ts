@@ -6,16 +6,20 @@
  * Mix per worker, in a loop: upload a .deb, list and search packages, fetch InRelease and
  * Packages.gz through the apt edge with a repository token, delete an older package, abort
  * an upload half-way, sign in with a wrong password. RSS and open descriptors of the server
- * process are sampled every 5 s. Prints the growth from the end of the first fifth (warm
- * caches) to the end (target: flat within 10%) and the requests that did not answer as
- * expected (target: 0). Exits 1 when either target is missed.
+ * process are sampled every 5 s, with its V8 heap in use (from its /metrics). Prints the
+ * growth from the second fifth of the run (warm caches) to the last fifth, each a window of
+ * samples (services/lib/testing/src/soak/memory-growth.ts says why not two single samples):
+ * RSS, descriptors and the heap's floor (target: flat within 10%), and the requests that
+ * did not answer as expected (target: 0). Exits 1 when a target is missed.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
 import { startPackyard } from '@packyard/testing';
 import { registerUser } from '@packyard/testing/api-session';
 import { craftDeb, validControlText } from '@packyard/testing/packages/deb-crafting';
+import { memoryGrowth } from '@packyard/testing/soak/memory-growth';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, concurrency: { type: 'string', default: '4' }, help: { type: 'boolean', short: 'h' } } });
 if (values.help) {
@@ -99,28 +103,33 @@ async function worker(id: number) {
   }
 }
 
-const samples: { at: number; rss: number; fds: number }[] = [];
-const sample = () => samples.push({ at: Date.now(), rss: rssMb(), fds: descriptors() });
-sample();
-const sampler = setInterval(sample, SAMPLE_MS);
+/** the server's V8 heap in use and its memory outside the heap (Buffers), in MB, from its own /metrics */
+async function heapMb(): Promise<{ heap: number; external: number }> {
+  const text = await (await fetch(packyard.metricsUrl)).text();
+  const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+  return { heap: gauge('nodejs_heap_size_used_bytes'), external: gauge('nodejs_external_memory_bytes') };
+}
+
+const samples: { at: number; rss: number; fds: number; heap: number; external: number }[] = [];
+const sample = async () => void samples.push({ at: Date.now(), rss: rssMb(), fds: descriptors(), ...(await heapMb()) });
+let sampling = sample();
+const sampler = setInterval(() => (sampling = sampling.then(sample)), SAMPLE_MS);
 const started = Date.now();
 await Promise.all(Array.from({ length: CONCURRENCY }, (_, id) => worker(id)));
 clearInterval(sampler);
-// what aborted uploads and publishes hold is released within a second or two
-await new Promise((resolve) => setTimeout(resolve, 3000));
-sample();
+await sampling;
 await packyard.dispose();
 
-const warm = samples[Math.max(1, Math.floor(samples.length / 5))];
-const last = samples.at(-1)!;
-const growth = (from: number, to: number) => ((to - from) / from) * 100;
-const rssGrowth = growth(warm.rss, last.rss);
-const fdGrowth = growth(warm.fds, last.fds);
+const { warm, end, rssGrowth, fdGrowth, heapFloorGrowth } = memoryGrowth(samples);
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(1)}%`;
 const requests = [...counts.values()].reduce((sum, n) => sum + n, 0);
 const minutes = (Date.now() - started) / 60_000;
-console.log(`soak: ${minutes.toFixed(1)} min, ${CONCURRENCY} workers, ${requests} operations (${(requests / minutes / 60).toFixed(1)}/s)`);
+const load = loadavg().map((value) => value.toFixed(1)).join(' ');
+console.log(`soak: ${minutes.toFixed(1)} min, ${CONCURRENCY} workers, ${requests} operations (${(requests / minutes / 60).toFixed(1)}/s); load average at the end ${load}`);
 console.log(`  ${[...counts].map(([what, n]) => `${what} ${n}`).join(', ')}`);
-console.log(`  RSS ${samples[0].rss.toFixed(0)} MB at start, ${warm.rss.toFixed(0)} MB warm, ${last.rss.toFixed(0)} MB at the end: ${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)}% (target within 10%); peak ${Math.max(...samples.map((s) => s.rss)).toFixed(0)} MB`);
-console.log(`  descriptors ${samples[0].fds} at start, ${warm.fds} warm, ${last.fds} at the end: ${fdGrowth >= 0 ? '+' : ''}${fdGrowth.toFixed(1)}% (target within 10%)`);
+console.log('  warm = the second fifth of the samples, end = the last fifth (see memory-growth.ts)');
+console.log(`  RSS ${samples[0].rss.toFixed(0)} MB at start; mean ${warm.rss.mean.toFixed(0)} MB warm (${warm.rss.min.toFixed(0)}–${warm.rss.max.toFixed(0)}), ${end.rss.mean.toFixed(0)} MB at the end (${end.rss.min.toFixed(0)}–${end.rss.max.toFixed(0)}): ${signed(rssGrowth)} (target within 10%); peak ${Math.max(...samples.map((s) => s.rss)).toFixed(0)} MB`);
+console.log(`  V8 heap floor (least in use, ~what survives a full GC) ${warm.heapFloor.toFixed(0)} MB warm, ${end.heapFloor.toFixed(0)} MB at the end: ${signed(heapFloorGrowth)} (target within 10%); peak in use ${Math.max(...samples.map((s) => s.heap)).toFixed(0)} MB; outside the heap (Buffers) at most ${Math.max(...samples.map((s) => s.external)).toFixed(0)} MB`);
+console.log(`  descriptors ${samples[0].fds} at start, median ${warm.fds} warm, ${end.fds} at the end: ${signed(fdGrowth)} (target within 10%)`);
 console.log(`  errors: ${errors.length} (target 0)${errors.length ? `: ${errors.slice(0, 10).join('; ')}` : ''}`);
-if (Math.abs(rssGrowth) > 10 || Math.abs(fdGrowth) > 10 || errors.length > 0) process.exitCode = 1;
+if (Math.abs(rssGrowth) > 10 || Math.abs(fdGrowth) > 10 || heapFloorGrowth > 10 || errors.length > 0) process.exitCode = 1;

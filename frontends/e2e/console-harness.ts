@@ -103,3 +103,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const width = page.viewportSize()?.width ?? 0;
   await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
 }
+
+/** Signs in at `origin` through the login page as a user `registerUser` made (its password), and waits for the dashboard. */
+export async function signIn(page: Page, origin: string, email: string): Promise<void> {
+  await page.goto(`${origin}/login`);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await waitForPath(page, '/dashboard');
+}

@@ -5,7 +5,7 @@ import { buildDeb, type RunningPackyard } from '@packyard/testing';
 import { type ApiSession, registerUser } from '@packyard/testing/api-session';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerNextConfirm, buildConsole, type ConsoleBrowser, openBrowser, screenshot, startPackyard, waitForPath } from './console-harness';
+import { answerNextConfirm, buildConsole, type ConsoleBrowser, openBrowser, screenshot, signIn, startPackyard, waitForPath } from './console-harness';
 
 // Package lifecycle screens in Chromium against the single-node program. The Packages tab's
 // Promote action: the dialog offers the workspace's other repositories of the same kind, moves
@@ -53,11 +53,7 @@ beforeAll(async () => {
 
   browser = await openBrowser({ width: 1280, height: 900 });
   page = browser.page;
-  await page.goto(at('/login'));
-  await page.getByLabel('Email address').fill(user.email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await waitForPath(page, '/dashboard');
+  await signIn(page, program.url, user.email);
 }, 600_000);
 
 afterAll(async () => {

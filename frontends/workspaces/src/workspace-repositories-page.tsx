@@ -141,6 +141,9 @@ export default function WorkspaceRepositoriesPage() {
             <Link to={`/workspaces/${workspaceId}/audit`} className="pk-button pk-button--secondary pk-button--md">
               <Icon name="activity" size={17} /> Audit log
             </Link>
+            <Link to={`/workspaces/${workspaceId}/webhooks`} className="pk-button pk-button--secondary pk-button--md">
+              <Icon name="bell" size={17} /> Webhooks
+            </Link>
             <Button variant="primary" icon="plus" onClick={() => setDialogOpen(true)}>
               New Repository
             </Button>

@@ -25,7 +25,16 @@ interface JsonSchema {
 let packyard: RunningPackyard;
 let alice: ApiSession;
 let bob: ApiSession;
-const bobs: Record<'workspace' | 'repo' | 'repoToken' | 'accessToken' | 'package' | 'session', string> = { workspace: '', repo: '', repoToken: '', accessToken: '', package: '', session: '' };
+const bobs: Record<'workspace' | 'repo' | 'repoToken' | 'accessToken' | 'package' | 'session' | 'webhook' | 'delivery', string> = {
+  workspace: '',
+  repo: '',
+  repoToken: '',
+  accessToken: '',
+  package: '',
+  session: '',
+  webhook: '',
+  delivery: '',
+};
 const credentials: { name: string; bearer: string; scopes: Scope[] }[] = [];
 
 /** the scope DESIGN §5 gives a route: read lists and downloads, publish uploads and deletes packages, admin manages the rest */
@@ -53,6 +62,8 @@ function withBobsIds(path: string): string {
       if (owner === 'tokens') return bobs.accessToken;
       if (/^packages?(Id)?$/.test(owner)) return bobs.package;
       if (owner === 'sessions') return bobs.session;
+      if (owner === 'webhookId') return bobs.webhook;
+      if (owner === 'deliveryId') return bobs.delivery;
       throw new Error(`no id of Bob's for {${param}} in ${path}`);
     })
     .join('/');
@@ -99,6 +110,8 @@ beforeAll(async () => {
   const uploaded = await fetch(`${packyard.url}/api/v1/workspaces/${bobs.workspace}/repos/${bobs.repo}/upload`, { method: 'POST', headers: { authorization: `Bearer ${bob.bearer}` }, body: form });
   bobs.package = ((await uploaded.json()) as { id: string }).id;
   bobs.session = (await bob.call('GET', '/user/sessions')).body[0].id;
+  bobs.webhook = (await bob.call('POST', `/workspaces/${bobs.workspace}/webhooks`, { url: 'http://127.0.0.1:9/bob', events: ['token.revoked'] })).body.id;
+  bobs.delivery = (await bob.call('POST', `/workspaces/${bobs.workspace}/webhooks/${bobs.webhook}/ping`)).body.id;
 
   credentials.push({ name: 'no credentials', bearer: '', scopes: [] }, { name: 'ID token', bearer: alice.bearer, scopes: ['read', 'publish', 'admin', 'account'] });
   for (const scopes of [['read'], ['publish'], ['admin'], ['read', 'publish', 'admin']] as Scope[][]) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiSession, registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { aptGet, freshDebianRoot, runInRoot, startPackyard, type DebianRoot, type RunningPackyard } from '@packyard/testing';
@@ -14,8 +14,11 @@ import { craftDeb, validControlText } from '@packyard/testing/packages/deb-craft
 
 const ROUNDS = 3;
 const BURST = 10;
-// short idle timeout and deadline: leftovers count as abandoned after 2 × 3 s
-const ENV = { HTTP_IDLE_TIMEOUT_S: '3', GRPC_DEADLINE_MS: '3000' };
+// short idle timeout and deadline, so a leftover of a kill can be told apart from a live
+// upload after a few seconds: ABANDONED_BLOBS_AFTER_S must stay well above both (the sweep
+// would take a put or a claim in progress), and the default of 120 s would keep the last
+// kill's leftovers past the check below
+const ENV = { HTTP_IDLE_TIMEOUT_S: '3', GRPC_DEADLINE_MS: '3000', ABANDONED_BLOBS_AFTER_S: '8' };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'packyard-chaos-'));
 let packyard: RunningPackyard | undefined;
@@ -27,9 +30,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** the files under blobs/<folder>, as paths relative to blobs/ */
 const filesUnder = (folder: string) => {
   try {
-    return readdirSync(join(dataDir, 'blobs', folder), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    return readdirSync(join(dataDir, 'blobs', folder), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(join(dataDir, 'blobs'), join(entry.parentPath, entry.name)));
   } catch {
     return [];
   }
@@ -133,8 +139,8 @@ describe('kill -9 during bursts of uploads and deletes', () => {
       rmSync(work, { recursive: true, force: true });
     }
 
-    // leftovers of the kills go once no upload can own them
-    await expect.poll(() => filesUnder('.tmp').length + filesUnder('staging').length, { timeout: 30_000, interval: 1000 }).toBe(0);
+    // leftovers of the kills go once no upload can own them (ABANDONED_BLOBS_AFTER_S, then the next sweep)
+    await expect.poll(() => [...filesUnder('.tmp'), ...filesUnder('staging')], { timeout: 30_000, interval: 1000 }).toEqual([]);
 
     // and apt installs an acknowledged upload
     root = await freshDebianRoot();

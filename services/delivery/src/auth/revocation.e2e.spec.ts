@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
+import { runCommand } from '@packyard/testing/clients/run-command';
 import { startPackyard, type RunningPackyard } from '@packyard/testing';
 
-// What a revoked token may still do on the apt/yum edge, and for how long.
+// What a revoked token may still do on the apt/yum edge, and for how long; and which HTTP
+// Basic credentials the edge takes at all.
 
 let packyard: RunningPackyard;
 let alice: ApiSession;
@@ -56,5 +58,22 @@ describe('revocation on the apt/yum edge', () => {
     const ms = await revocationLatency(basic(token.token), async () => (await alice.call('DELETE', `/tokens/${token.id}`)).status);
     console.log(`account access token: revoke → first 401 in ${ms.toFixed(0)} ms`);
     expect(ms).toBeLessThan(1000);
+  });
+});
+
+describe('HTTP Basic on the apt/yum edge', () => {
+  /** the status curl gets with `-u <credentials>` */
+  const curl = async (credentials: string) => (await runCommand('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-u', credentials, inRelease])).stdout;
+
+  it('takes the token with an empty password (or the token again, what zypper and yum 3 send); any other password is 401', async () => {
+    const token = (await alice.call('POST', `/repos/${repoId}/tokens`, { name: 'password-probe' })).body.token;
+    expect(await curl(`${token}:`)).toBe('200');
+    expect(await curl(`${token}:${token}`)).toBe('200');
+    for (const password of ['wrong', 'x', `${token}x`]) expect({ password, status: await curl(`${token}:${password}`) }).toEqual({ password, status: '401' });
+    // the password is no second user name: a good token as the password opens nothing either
+    expect(await curl(`:${token}`)).toBe('401');
+    const refused = await fetch(inRelease, { headers: { authorization: basic(token, 'wrong') } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Basic /);
   });
 });

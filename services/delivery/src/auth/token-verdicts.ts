@@ -14,13 +14,22 @@ export interface TokenVerdict {
 
 export const INVALID: TokenVerdict = { valid: false, kind: '', tokenId: '', ownerId: '', scopes: [], repositoryId: '' };
 
-/** The token in `Authorization: Basic base64(token:)`, the user name (DESIGN §4), or undefined. */
+/**
+ * The token in `Authorization: Basic …`: the user name, with an empty password (DESIGN §4),
+ * or undefined. The one other password taken is the token itself, which is what clients
+ * whose credential stores cannot hold an empty password send (zypper: libzypp drops stored
+ * credentials without a password; yum 3: urlgrabber sends none unless both are set). Any
+ * other password is refused, not ignored: a client that sends one was set up for something
+ * else, and must hear so.
+ */
 export function basicAuthToken(header: string | undefined): string | undefined {
   if (!header || header.length < 7 || header.slice(0, 6).toLowerCase() !== 'basic ') return undefined;
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   const user = colon < 0 ? decoded : decoded.slice(0, colon);
-  return user === '' ? undefined : user;
+  const password = colon < 0 ? '' : decoded.slice(colon + 1);
+  if (user === '' || (password !== '' && password !== user)) return undefined;
+  return user;
 }
 
 /**

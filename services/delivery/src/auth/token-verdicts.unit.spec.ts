@@ -17,6 +17,17 @@ describe('basicAuthToken', () => {
     expect(basicAuthToken(undefined)).toBeUndefined();
     expect(basicAuthToken(basic('', 'pk_abc'))).toBeUndefined();
   });
+  it('takes the token with an empty password, or repeated as the password (zypper, yum 3), and nothing else', () => {
+    expect(basicAuthToken(basic('pk_abc', 'pk_abc'))).toBe('pk_abc');
+    for (const password of ['wrong', 'x', ':', 'pk_abc:', 'pk_ab', ' ']) expect({ password, token: basicAuthToken(basic('pk_abc', password)) }).toEqual({ password, token: undefined });
+  });
+  it('never asks the token module about a token sent with another password', async () => {
+    const asked: string[] = [];
+    const cache = new VerdictCache(async (token) => (asked.push(token), repoToken), { ttlMs: 60_000, negativeTtlMs: 60_000, maxEntries: 10 });
+    expect(await cache.verdict(basic('pk_1', 'wrong'))).toBe(INVALID);
+    expect(await cache.verdict(basic('pk_1'))).toEqual(repoToken);
+    expect(asked).toEqual(['pk_1']);
+  });
 });
 
 describe('grantsRead', () => {

@@ -100,8 +100,10 @@ if [ "$family" = "tumbleweed" ] || [ "$family" = "leap" ]; then
   install -d -m 0755 "${ROOT}/etc/zypp/credentials.d"
   (
     umask 077
-    # zypper sends no credentials at all while the password is empty; Packyard accepts the
-    # token repeated as the password.
+    # The token is the user name. libzypp drops stored credentials whose password is empty
+    # and then sends none, so the token is repeated as the password, the one password
+    # Packyard takes besides an empty one. (A token in the baseurl would go with an empty
+    # password, but zypper prints and logs that URL with its user name.)
     printf 'username=%s\npassword=%s\n' "$TOKEN" "$TOKEN" >"$credentials_file"
   )
 
@@ -131,6 +133,11 @@ REPO
 else
   if command -v dnf >/dev/null 2>&1; then package_manager=dnf; else package_manager=yum; fi
   command -v "$package_manager" >/dev/null 2>&1 || fail "neither dnf nor yum found on this ${os_id} system"
+  # The token is the user name and the password is empty, which dnf sends as it is. yum 3
+  # (EL7, Amazon Linux 2; urlgrabber) sends no credentials unless both are set, so it gets
+  # the token repeated as the password, the one password Packyard takes besides an empty one.
+  password=""
+  [ "$package_manager" = dnf ] || password="$TOKEN"
 
   repo_file="${ROOT}/etc/yum.repos.d/${FILE_STEM}.repo"
   step="writing ${repo_file} (it holds the token, so it is readable by root only)"
@@ -148,7 +155,7 @@ repo_gpgcheck=1
 gpgcheck=1
 gpgkey=${PUBLIC_KEY_URL}
 username=${TOKEN}
-password=
+password=${password}
 skip_if_unavailable=False
 metadata_expire=300
 REPO

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -44,5 +44,30 @@ describe('rendered install scripts under bash', () => {
     const result = spawnSync('bash', ['-s', '--', 'token\ngpgcheck=0'], { input: script, encoding: 'utf8' });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('the token contains characters a Packyard token never has');
+  });
+
+  // dnf sends `username=` with an empty `password=` as it is; yum 3 (urlgrabber) sends no
+  // credentials unless both are set, so it gets the token as the password too. Neither runs
+  // on this Debian host for real, so a stub stands in for the package manager and the test
+  // reads the .repo file the script wrote for it.
+  it.each([
+    ['dnf', ''],
+    ['yum', 'pk_live_abc'],
+  ] as const)('gives %s the token with the password it can send (%j)', async (packageManager, password) => {
+    const root = join(dir, 'root');
+    await mkdir(join(root, 'etc'), { recursive: true });
+    await writeFile(join(root, 'etc/os-release'), 'ID="centos"\nVERSION_ID="7"\n');
+    const bin = join(dir, 'bin');
+    await mkdir(bin);
+    for (const tool of ['id', 'install', 'cat', 'chmod']) await symlink(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(bin, tool));
+    await writeFile(join(bin, packageManager), '#!/bin/sh\nexit 0\n');
+    await chmod(join(bin, packageManager), 0o755);
+    const script = renderInstallScript('rpm', { repositoryName: 'tools', repositoryUrl: 'https://packyard.example/rpm/acme/tools', publicKeyUrl: 'https://packyard.example/rpm/acme/tools/gpg.key' });
+    const result = spawnSync('/bin/bash', ['-s', '--', 'pk_live_abc'], { input: script, encoding: 'utf8', env: { PATH: bin, PACKYARD_INSTALL_ROOT: root } });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const repo = await readFile(join(root, 'etc/yum.repos.d/tools.repo'), 'utf8');
+    expect(repo).toMatch(/^username=pk_live_abc$/m);
+    expect(repo.split('\n')).toContain(`password=${password}`);
   });
 });

@@ -126,9 +126,11 @@ const aptKeyCommand = (baseUrl: string, stem: string) =>
 
 function aptText(baseUrl: string, stem: string, token: string, choice: AptChoice): string {
   const location = baseUrl.replace(/^[a-z]+:\/\//, '');
-  // apt 2.6 matches an http source only with the scheme in `machine`; older apt only without
+  // apt 2.6 matches an http source only with the scheme in `machine`; older apt only without.
+  // No `password`: the token goes with an empty one, and apt's auth.conf reader (netrc.cc,
+  // tokens split on blanks and newlines) would take the next word, `machine`, as its value.
   const machines = baseUrl.startsWith('http://') ? [baseUrl, location] : [location];
-  const auth = machines.map((machine) => `machine ${machine} login ${token} password`).join('\\n');
+  const auth = machines.map((machine) => `machine ${machine} login ${token}`).join('\\n');
   return [
     aptKeyCommand(baseUrl, stem),
     `printf '${auth}\\n' | sudo tee /etc/apt/auth.conf.d/${stem}.conf >/dev/null && sudo chmod 600 /etc/apt/auth.conf.d/${stem}.conf`,

@@ -55,13 +55,15 @@ describe('installSnippets', () => {
     expect(snippets.repositoryUrl).toBe(`${origin}/deb/acme/tools`);
     expect(snippets.publicKeyUrl).toBe(`${origin}/deb/acme/tools/gpg.key`);
     expect(snippets.setupCommands).toMatchObject({ downloadScript: expect.stringMatching(/^curl -fsSL -o install-deb.sh '/), makeExecutable: 'chmod +x install-deb.sh', runInstaller: `sudo ./install-deb.sh ${TOKEN_PLACEHOLDER}` });
-    expect(snippets.apt).toContain(`machine packages.example.com/deb/acme/tools login ${TOKEN_PLACEHOLDER} password`);
+    expect(snippets.apt).toContain(`printf 'machine packages.example.com/deb/acme/tools login ${TOKEN_PLACEHOLDER}\\n'`);
     expect(installSnippets({ origin, repository: deb, token: 'pk_123' }).setupCommands!.runInstaller).toBe('sudo ./install-deb.sh pk_123');
   });
 
-  it('writes both auth.conf forms for an http origin (apt 2.6 wants the scheme there)', () => {
+  it('writes both auth.conf forms for an http origin (apt 2.6 wants the scheme there), each without a password', () => {
+    // apt reads auth.conf as blank-separated words: a bare `password` would take the next
+    // line's `machine` as the password, and the edge refuses any password but the token
     expect(installSnippets({ origin: 'http://10.0.0.5:8080', repository: deb }).apt).toContain(
-      `machine http://10.0.0.5:8080/deb/acme/tools login ${TOKEN_PLACEHOLDER} password\\nmachine 10.0.0.5:8080/deb/acme/tools login`,
+      `printf 'machine http://10.0.0.5:8080/deb/acme/tools login ${TOKEN_PLACEHOLDER}\\nmachine 10.0.0.5:8080/deb/acme/tools login ${TOKEN_PLACEHOLDER}\\n'`,
     );
   });
 

@@ -11,6 +11,7 @@ import { snippetsRoutes } from './snippets.routes';
 import { tokensRoutes } from './tokens.routes';
 import { uploadRoutes } from './upload.routes';
 import { usageRoutes } from './usage.routes';
+import { webhooksRoutes } from './webhooks.routes';
 import { userRoutes } from './user.routes';
 import { workspacesRoutes } from './workspaces.routes';
 
@@ -27,6 +28,7 @@ export const API_ROUTES: FastifyPluginAsync<GatewayOptions>[] = [
   uploadRoutes,
   retentionRoutes,
   auditRoutes,
+  webhooksRoutes,
 ];
 
 /** Routes under `/api` that need no bearer token (sign-in, install scripts). */

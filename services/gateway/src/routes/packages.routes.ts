@@ -1,10 +1,8 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
+import { waitUntilServed } from '@packyard/platform';
 import { ArtifactServiceDefinition, type Package } from '@packyard/proto/packyard/artifact/v1/artifact';
-import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
-import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import type { GatewayOptions } from '../app';
-import { waitUntilServed } from './upload.routes';
 
 /** The spec's package object (§6) plus the distribution it was uploaded for. */
 export const PackageSchema = Type.Object({
@@ -33,7 +31,6 @@ const CopyBody = Type.Object({
 export const packagesRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { clients }) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const artifact = clients.client(ArtifactServiceDefinition, 'artifact');
-  const publishing = clients.client(PublishingServiceDefinition, 'repository');
   const tags = ['packages'];
   const security = [{ bearer: [] }];
 
@@ -111,7 +108,7 @@ export const packagesRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, 
           },
           { caller: request.caller },
         );
-        const published = request.query.wait === 'published' ? await waitUntilServed(publishing, clients.replicaClients(DeliveryServiceDefinition, 'delivery'), copied.repositoryId, copied.id, request.caller) : true;
+        const published = request.query.wait === 'published' ? await waitUntilServed(clients, copied.repositoryId, copied.id, request.caller) : true;
         return reply.code(published ? 201 : 202).send(toPackageJson(copied));
       },
     );

@@ -4,23 +4,15 @@ import type { Readable } from 'node:stream';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import busboy from 'busboy';
 import type { FastifyPluginAsync } from 'fastify';
-import { invalid, PackyardError, type Caller, type PackyardClient } from '@packyard/platform';
+import { invalid, PackyardError, waitUntilServed } from '@packyard/platform';
 import { BlobTooLargeError, type BlobStore } from '@packyard/platform/blobs/index';
 import { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
-import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
-import { PublishingServiceDefinition, type PublishedGeneration } from '@packyard/proto/packyard/repository/v1/publishing';
 import type { GatewayOptions } from '../app';
 import { PackageSchema, toPackageJson } from './packages.routes';
 
 /** where the gateway stages an upload until artifact claims it (and removes it) */
 export const STAGING_PREFIX = 'staging/';
 const stagingKey = () => `${STAGING_PREFIX}${randomUUID()}`;
-
-/** `?wait=published` waits this long in total, in calls shorter than the gRPC deadline */
-const PUBLICATION_WAIT_MS = 30_000;
-const PUBLICATION_WAIT_CALL_MS = 8_000;
-/** a replica that did not answer is asked again after this pause */
-const REPLICA_RETRY_MS = 250;
 
 interface StagedPart {
   filename: string;
@@ -138,40 +130,6 @@ function packageParts(files: StagedPart[]): { main: StagedPart; sourceFiles: Sta
 }
 
 /**
- * `?wait=published`: first the repository module says every distribution of the package
- * has a publication that includes it, then the ones that answer apt and dnf are asked:
- * every delivery replica (each address DELIVERY_GRPC_ADDR lists) must serve those
- * generations or newer ones. A replica that does not answer (restarting) is asked again
- * until the deadline.
- */
-export async function waitUntilServed(
-  publishing: PackyardClient<typeof PublishingServiceDefinition>,
-  replicas: PackyardClient<typeof DeliveryServiceDefinition>[],
-  repositoryId: string,
-  packageId: string,
-  caller: Caller,
-) {
-  const deadline = Date.now() + PUBLICATION_WAIT_MS;
-  let generations: PublishedGeneration[] | undefined;
-  while (!generations && Date.now() < deadline) {
-    const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());
-    const answer = await publishing.waitForPublication({ repositoryId, packageId, timeoutMs }, { caller });
-    if (answer.published) generations = answer.generations;
-  }
-  if (!generations) return false;
-  const ask = async (replica: PackyardClient<typeof DeliveryServiceDefinition>) => {
-    while (Date.now() < deadline) {
-      const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());
-      const answer = await replica.waitForGenerations({ repositoryId, generations, timeoutMs }, { caller }).catch(() => undefined);
-      if (answer?.served) return true;
-      if (!answer) await new Promise((resolve) => setTimeout(resolve, Math.min(REPLICA_RETRY_MS, Math.max(deadline - Date.now(), 0))));
-    }
-    return false;
-  };
-  return (await Promise.all(replicas.map(ask))).every(Boolean);
-}
-
-/**
  * `POST /v1/workspaces/{workspaceId}/repos/{repoId}/upload` (multipart: file, distribution).
  * The gateway stages the bytes in the blob store and artifact claims them by reference
  * (the pre-signed PUT pattern): the gateway holds no package in memory, artifact reads
@@ -181,7 +139,6 @@ export async function waitUntilServed(
 export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { clients, blobs, maxUploadBytes }) => {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const artifact = clients.client(ArtifactServiceDefinition, 'artifact');
-  const publishing = clients.client(PublishingServiceDefinition, 'repository');
   // this context reads multipart bodies itself, as a stream: fastify must not buffer them
   app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
 
@@ -233,7 +190,7 @@ export const uploadRoutes: FastifyPluginAsync<GatewayOptions> = async (plain, { 
         { caller: request.caller },
       );
       const published =
-        request.query.wait === 'published' ? await waitUntilServed(publishing, clients.replicaClients(DeliveryServiceDefinition, 'delivery'), uploaded.repositoryId, uploaded.id, request.caller) : true;
+        request.query.wait === 'published' ? await waitUntilServed(clients, uploaded.repositoryId, uploaded.id, request.caller) : true;
       return reply.code(published ? 201 : 202).send(toPackageJson(uploaded));
     },
   );

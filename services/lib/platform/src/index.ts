@@ -8,6 +8,7 @@ export * from './grpc/caller';
 export * from './grpc/tenancy';
 export * from './grpc/grpc-server';
 export * from './grpc/grpc-clients';
+export * from './grpc/publication-wait';
 export * from './http/http-server';
 export * from './runtime/event-sourcing.module';
 export * from './eventsourcing/index';

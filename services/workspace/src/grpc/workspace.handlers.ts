@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceImplementation } from 'nice-grpc';
-import { forbidden, handleCommand, isServiceCaller, notFound, type Caller, type CallerContext, type EventSourcing } from '@packyard/platform';
+import { forbidden, handleCommand, type CallerContext, type EventSourcing } from '@packyard/platform';
 import type { Workspace, WorkspaceServiceDefinition } from '@packyard/proto/packyard/workspace/v1/workspace';
 import {
   egressIn,
@@ -17,6 +17,7 @@ import { AUDIT_ENTRIES, type AuditEntryDocument } from '../projections/audit-log
 import { workspaceDecider } from '../workspaces/workspace.decider';
 import { slugFor } from '../workspaces/workspace-slug';
 import { workspaceStream } from '../workspaces/workspace.events';
+import { workspaceVisibility } from './workspace-visibility';
 
 export interface PlanLimits {
   storageLimitBytes: number;
@@ -26,7 +27,7 @@ export interface PlanLimits {
 const isIntegration = () => true;
 const AUDIT_PAGE_SIZE = 50;
 const MAX_AUDIT_PAGE_SIZE = 1000;
-const LIMITED_TOKEN = 'This token is limited to one repository';
+export const LIMITED_TOKEN = 'This token is limited to one repository';
 
 export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): ServiceImplementation<typeof WorkspaceServiceDefinition, CallerContext> {
   const workspaces = es.readModels.collection<WorkspaceDocument>(WORKSPACES);
@@ -35,19 +36,7 @@ export function workspaceHandlers(es: EventSourcing, limits: PlanLimits): Servic
   const ownerUsage = es.readModels.collection<UsageDocument>(OWNER_USAGE);
   const auditEntries = es.readModels.collection<AuditEntryDocument>(AUDIT_ENTRIES);
 
-  /** a token limited to one repository sees only the workspace holding it */
-  const maySee = async (caller: Caller, workspace: WorkspaceDocument) => {
-    if (isServiceCaller(caller)) return true;
-    if (!caller.userId || workspace.ownerId !== caller.userId) return false;
-    if (!caller.repositoryId) return true;
-    return (await repositories.get(caller.repositoryId))?.workspaceId === workspace.id;
-  };
-
-  const visibleWorkspace = async (caller: Caller, id: string) => {
-    const workspace = id ? await workspaces.get(id) : undefined;
-    if (!workspace || !(await maySee(caller, workspace))) throw notFound('PACKYARD_WORKSPACE_NOT_FOUND', 'Workspace not found');
-    return workspace;
-  };
+  const { maySee, visibleWorkspace } = workspaceVisibility(es.readModels);
 
   const toWorkspace = async (doc: WorkspaceDocument): Promise<Workspace> => {
     const usage = await workspaceUsage.get(doc.id);

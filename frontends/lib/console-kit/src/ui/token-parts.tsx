@@ -23,8 +23,8 @@ export function ScopeCheckboxes({ scopes, onChange }: { scopes: TokenScope[]; on
   );
 }
 
-/** A new secret, shown this once with its copy button (access tokens, API keys). */
-export function SecretShownOnceDialog({ title, secret, onDone }: { title: string; secret: string | undefined; onDone: () => void }) {
+/** A new secret, shown this once with its copy button (access tokens, API keys, webhook secrets). */
+export function SecretShownOnceDialog({ title, secret, onDone, noun = 'token' }: { title: string; secret: string | undefined; onDone: () => void; noun?: string }) {
   return (
     <Dialog
       open={secret !== undefined}
@@ -40,7 +40,7 @@ export function SecretShownOnceDialog({ title, secret, onDone }: { title: string
       }
     >
       <div className="pk-notice" role="note">
-        Make sure to copy your token now. You won't be able to see it again!
+        Make sure to copy your {noun} now. You won't be able to see it again!
       </div>
       <CodeBlock code={secret ?? ''} wrap />
     </Dialog>

@@ -22,6 +22,88 @@ export interface WorkspaceDeleted {
   deletedAt: string;
 }
 
+/**
+ * A webhook of a workspace (stream webhook-<id>; module-internal, not on the bus). The secret
+ * is sealed with the master key (context: the webhook id): the sender needs it to sign.
+ */
+export interface WebhookCreated {
+  webhookId: string;
+  workspaceId: string;
+  ownerId: string;
+  url: string;
+  /** package.published | package.deleted | repository.created | repository.deleted | token.revoked */
+  events: string[];
+  active: boolean;
+  sealedSecret: string;
+  createdAt: string;
+}
+
+export interface WebhookUpdated {
+  webhookId: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  updatedAt: string;
+}
+
+export interface WebhookDeleted {
+  webhookId: string;
+  workspaceId: string;
+  deletedAt: string;
+}
+
+/**
+ * One event for one webhook (stream webhook_delivery-<delivery id>): the body is fixed here,
+ * so every attempt sends the same bytes under the same delivery id.
+ */
+export interface WebhookDeliveryScheduled {
+  deliveryId: string;
+  webhookId: string;
+  workspaceId: string;
+  /** the webhook event, e.g. package.published, or "ping" */
+  event: string;
+  /** the JSON body sent */
+  body: string;
+  scheduledAt: string;
+  /** package.published: the package the edge must serve before the first attempt ("" otherwise) */
+  awaitsRepositoryId: string;
+  awaitsPackageId: string;
+}
+
+/** package.published: every delivery replica serves the package now; attempts may begin. */
+export interface WebhookDeliveryReleased {
+  deliveryId: string;
+  releasedAt: string;
+}
+
+export interface WebhookDeliveryAttempted {
+  deliveryId: string;
+  attempt: number;
+  attemptedAt: string;
+  /** the receiver's HTTP status; 0 when there was none (refused, timed out, unreachable) */
+  statusCode: number;
+  durationMs: number;
+  /** the first bytes of the response body (UTF-8, capped) */
+  responseExcerpt: string;
+  /** why there was no answer, or why it counts as failed */
+  error: string;
+  succeeded: boolean;
+  /** when the next attempt is due; "" when this was the last one (succeeded or given up) */
+  nextAttemptAt: string;
+}
+
+export interface WebhookDeliveryCancelled {
+  deliveryId: string;
+  reason: string;
+  cancelledAt: string;
+}
+
+/** Sent again on request, under the same delivery id, as the next attempt. */
+export interface WebhookRedeliveryRequested {
+  deliveryId: string;
+  requestedAt: string;
+}
+
 function createBaseWorkspaceCreated(): WorkspaceCreated {
   return { workspaceId: "", ownerId: "", name: "", slug: "", description: "", createdAt: "" };
 }
@@ -292,6 +374,1210 @@ export const WorkspaceDeleted: MessageFns<WorkspaceDeleted> = {
     message.workspaceId = object.workspaceId ?? "";
     message.ownerId = object.ownerId ?? "";
     message.deletedAt = object.deletedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookCreated(): WebhookCreated {
+  return {
+    webhookId: "",
+    workspaceId: "",
+    ownerId: "",
+    url: "",
+    events: [],
+    active: false,
+    sealedSecret: "",
+    createdAt: "",
+  };
+}
+
+export const WebhookCreated: MessageFns<WebhookCreated> = {
+  encode(message: WebhookCreated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhookId !== "") {
+      writer.uint32(10).string(message.webhookId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(18).string(message.workspaceId);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(26).string(message.ownerId);
+    }
+    if (message.url !== "") {
+      writer.uint32(34).string(message.url);
+    }
+    for (const v of message.events) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.active !== false) {
+      writer.uint32(48).bool(message.active);
+    }
+    if (message.sealedSecret !== "") {
+      writer.uint32(58).string(message.sealedSecret);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(66).string(message.createdAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookCreated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookCreated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhookId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.events.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.active = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.sealedSecret = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookCreated {
+    return {
+      webhookId: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+      active: isSet(object.active) ? globalThis.Boolean(object.active) : false,
+      sealedSecret: isSet(object.sealedSecret)
+        ? globalThis.String(object.sealedSecret)
+        : isSet(object.sealed_secret)
+        ? globalThis.String(object.sealed_secret)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+    };
+  },
+
+  toJSON(message: WebhookCreated): unknown {
+    const obj: any = {};
+    if (message.webhookId !== "") {
+      obj.webhookId = message.webhookId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    if (message.active !== false) {
+      obj.active = message.active;
+    }
+    if (message.sealedSecret !== "") {
+      obj.sealedSecret = message.sealedSecret;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookCreated>): WebhookCreated {
+    return WebhookCreated.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookCreated>): WebhookCreated {
+    const message = createBaseWebhookCreated();
+    message.webhookId = object.webhookId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.ownerId = object.ownerId ?? "";
+    message.url = object.url ?? "";
+    message.events = object.events?.map((e) => e) || [];
+    message.active = object.active ?? false;
+    message.sealedSecret = object.sealedSecret ?? "";
+    message.createdAt = object.createdAt ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookUpdated(): WebhookUpdated {
+  return { webhookId: "", url: "", events: [], active: false, updatedAt: "" };
+}
+
+export const WebhookUpdated: MessageFns<WebhookUpdated> = {
+  encode(message: WebhookUpdated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhookId !== "") {
+      writer.uint32(10).string(message.webhookId);
+    }
+    if (message.url !== "") {
+      writer.uint32(18).string(message.url);
+    }
+    for (const v of message.events) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.active !== false) {
+      writer.uint32(32).bool(message.active);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(42).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookUpdated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookUpdated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhookId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.events.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.active = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookUpdated {
+    return {
+      webhookId: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+      active: isSet(object.active) ? globalThis.Boolean(object.active) : false,
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: WebhookUpdated): unknown {
+    const obj: any = {};
+    if (message.webhookId !== "") {
+      obj.webhookId = message.webhookId;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    if (message.active !== false) {
+      obj.active = message.active;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookUpdated>): WebhookUpdated {
+    return WebhookUpdated.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookUpdated>): WebhookUpdated {
+    const message = createBaseWebhookUpdated();
+    message.webhookId = object.webhookId ?? "";
+    message.url = object.url ?? "";
+    message.events = object.events?.map((e) => e) || [];
+    message.active = object.active ?? false;
+    message.updatedAt = object.updatedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDeleted(): WebhookDeleted {
+  return { webhookId: "", workspaceId: "", deletedAt: "" };
+}
+
+export const WebhookDeleted: MessageFns<WebhookDeleted> = {
+  encode(message: WebhookDeleted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhookId !== "") {
+      writer.uint32(10).string(message.webhookId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(18).string(message.workspaceId);
+    }
+    if (message.deletedAt !== "") {
+      writer.uint32(26).string(message.deletedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDeleted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDeleted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhookId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.deletedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookDeleted {
+    return {
+      webhookId: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      deletedAt: isSet(object.deletedAt)
+        ? globalThis.String(object.deletedAt)
+        : isSet(object.deleted_at)
+        ? globalThis.String(object.deleted_at)
+        : "",
+    };
+  },
+
+  toJSON(message: WebhookDeleted): unknown {
+    const obj: any = {};
+    if (message.webhookId !== "") {
+      obj.webhookId = message.webhookId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.deletedAt !== "") {
+      obj.deletedAt = message.deletedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookDeleted>): WebhookDeleted {
+    return WebhookDeleted.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookDeleted>): WebhookDeleted {
+    const message = createBaseWebhookDeleted();
+    message.webhookId = object.webhookId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.deletedAt = object.deletedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDeliveryScheduled(): WebhookDeliveryScheduled {
+  return {
+    deliveryId: "",
+    webhookId: "",
+    workspaceId: "",
+    event: "",
+    body: "",
+    scheduledAt: "",
+    awaitsRepositoryId: "",
+    awaitsPackageId: "",
+  };
+}
+
+export const WebhookDeliveryScheduled: MessageFns<WebhookDeliveryScheduled> = {
+  encode(message: WebhookDeliveryScheduled, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deliveryId !== "") {
+      writer.uint32(10).string(message.deliveryId);
+    }
+    if (message.webhookId !== "") {
+      writer.uint32(18).string(message.webhookId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(26).string(message.workspaceId);
+    }
+    if (message.event !== "") {
+      writer.uint32(34).string(message.event);
+    }
+    if (message.body !== "") {
+      writer.uint32(42).string(message.body);
+    }
+    if (message.scheduledAt !== "") {
+      writer.uint32(50).string(message.scheduledAt);
+    }
+    if (message.awaitsRepositoryId !== "") {
+      writer.uint32(58).string(message.awaitsRepositoryId);
+    }
+    if (message.awaitsPackageId !== "") {
+      writer.uint32(66).string(message.awaitsPackageId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDeliveryScheduled {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDeliveryScheduled();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deliveryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.webhookId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.body = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.scheduledAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.awaitsRepositoryId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.awaitsPackageId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookDeliveryScheduled {
+    return {
+      deliveryId: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+      webhookId: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      event: isSet(object.event) ? globalThis.String(object.event) : "",
+      body: isSet(object.body) ? globalThis.String(object.body) : "",
+      scheduledAt: isSet(object.scheduledAt)
+        ? globalThis.String(object.scheduledAt)
+        : isSet(object.scheduled_at)
+        ? globalThis.String(object.scheduled_at)
+        : "",
+      awaitsRepositoryId: isSet(object.awaitsRepositoryId)
+        ? globalThis.String(object.awaitsRepositoryId)
+        : isSet(object.awaits_repository_id)
+        ? globalThis.String(object.awaits_repository_id)
+        : "",
+      awaitsPackageId: isSet(object.awaitsPackageId)
+        ? globalThis.String(object.awaitsPackageId)
+        : isSet(object.awaits_package_id)
+        ? globalThis.String(object.awaits_package_id)
+        : "",
+    };
+  },
+
+  toJSON(message: WebhookDeliveryScheduled): unknown {
+    const obj: any = {};
+    if (message.deliveryId !== "") {
+      obj.deliveryId = message.deliveryId;
+    }
+    if (message.webhookId !== "") {
+      obj.webhookId = message.webhookId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.event !== "") {
+      obj.event = message.event;
+    }
+    if (message.body !== "") {
+      obj.body = message.body;
+    }
+    if (message.scheduledAt !== "") {
+      obj.scheduledAt = message.scheduledAt;
+    }
+    if (message.awaitsRepositoryId !== "") {
+      obj.awaitsRepositoryId = message.awaitsRepositoryId;
+    }
+    if (message.awaitsPackageId !== "") {
+      obj.awaitsPackageId = message.awaitsPackageId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookDeliveryScheduled>): WebhookDeliveryScheduled {
+    return WebhookDeliveryScheduled.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookDeliveryScheduled>): WebhookDeliveryScheduled {
+    const message = createBaseWebhookDeliveryScheduled();
+    message.deliveryId = object.deliveryId ?? "";
+    message.webhookId = object.webhookId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.event = object.event ?? "";
+    message.body = object.body ?? "";
+    message.scheduledAt = object.scheduledAt ?? "";
+    message.awaitsRepositoryId = object.awaitsRepositoryId ?? "";
+    message.awaitsPackageId = object.awaitsPackageId ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDeliveryReleased(): WebhookDeliveryReleased {
+  return { deliveryId: "", releasedAt: "" };
+}
+
+export const WebhookDeliveryReleased: MessageFns<WebhookDeliveryReleased> = {
+  encode(message: WebhookDeliveryReleased, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deliveryId !== "") {
+      writer.uint32(10).string(message.deliveryId);
+    }
+    if (message.releasedAt !== "") {
+      writer.uint32(18).string(message.releasedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDeliveryReleased {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDeliveryReleased();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deliveryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.releasedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookDeliveryReleased {
+    return {
+      deliveryId: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+      releasedAt: isSet(object.releasedAt)
+        ? globalThis.String(object.releasedAt)
+        : isSet(object.released_at)
+        ? globalThis.String(object.released_at)
+        : "",
+    };
+  },
+
+  toJSON(message: WebhookDeliveryReleased): unknown {
+    const obj: any = {};
+    if (message.deliveryId !== "") {
+      obj.deliveryId = message.deliveryId;
+    }
+    if (message.releasedAt !== "") {
+      obj.releasedAt = message.releasedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookDeliveryReleased>): WebhookDeliveryReleased {
+    return WebhookDeliveryReleased.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookDeliveryReleased>): WebhookDeliveryReleased {
+    const message = createBaseWebhookDeliveryReleased();
+    message.deliveryId = object.deliveryId ?? "";
+    message.releasedAt = object.releasedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDeliveryAttempted(): WebhookDeliveryAttempted {
+  return {
+    deliveryId: "",
+    attempt: 0,
+    attemptedAt: "",
+    statusCode: 0,
+    durationMs: 0,
+    responseExcerpt: "",
+    error: "",
+    succeeded: false,
+    nextAttemptAt: "",
+  };
+}
+
+export const WebhookDeliveryAttempted: MessageFns<WebhookDeliveryAttempted> = {
+  encode(message: WebhookDeliveryAttempted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deliveryId !== "") {
+      writer.uint32(10).string(message.deliveryId);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(16).int32(message.attempt);
+    }
+    if (message.attemptedAt !== "") {
+      writer.uint32(26).string(message.attemptedAt);
+    }
+    if (message.statusCode !== 0) {
+      writer.uint32(32).int32(message.statusCode);
+    }
+    if (message.durationMs !== 0) {
+      writer.uint32(40).int32(message.durationMs);
+    }
+    if (message.responseExcerpt !== "") {
+      writer.uint32(50).string(message.responseExcerpt);
+    }
+    if (message.error !== "") {
+      writer.uint32(58).string(message.error);
+    }
+    if (message.succeeded !== false) {
+      writer.uint32(64).bool(message.succeeded);
+    }
+    if (message.nextAttemptAt !== "") {
+      writer.uint32(74).string(message.nextAttemptAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDeliveryAttempted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDeliveryAttempted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deliveryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.attemptedAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.statusCode = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.durationMs = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.responseExcerpt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.succeeded = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.nextAttemptAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookDeliveryAttempted {
+    return {
+      deliveryId: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      attemptedAt: isSet(object.attemptedAt)
+        ? globalThis.String(object.attemptedAt)
+        : isSet(object.attempted_at)
+        ? globalThis.String(object.attempted_at)
+        : "",
+      statusCode: isSet(object.statusCode)
+        ? globalThis.Number(object.statusCode)
+        : isSet(object.status_code)
+        ? globalThis.Number(object.status_code)
+        : 0,
+      durationMs: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : 0,
+      responseExcerpt: isSet(object.responseExcerpt)
+        ? globalThis.String(object.responseExcerpt)
+        : isSet(object.response_excerpt)
+        ? globalThis.String(object.response_excerpt)
+        : "",
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+      succeeded: isSet(object.succeeded) ? globalThis.Boolean(object.succeeded) : false,
+      nextAttemptAt: isSet(object.nextAttemptAt)
+        ? globalThis.String(object.nextAttemptAt)
+        : isSet(object.next_attempt_at)
+        ? globalThis.String(object.next_attempt_at)
+        : "",
+    };
+  },
+
+  toJSON(message: WebhookDeliveryAttempted): unknown {
+    const obj: any = {};
+    if (message.deliveryId !== "") {
+      obj.deliveryId = message.deliveryId;
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.attemptedAt !== "") {
+      obj.attemptedAt = message.attemptedAt;
+    }
+    if (message.statusCode !== 0) {
+      obj.statusCode = Math.round(message.statusCode);
+    }
+    if (message.durationMs !== 0) {
+      obj.durationMs = Math.round(message.durationMs);
+    }
+    if (message.responseExcerpt !== "") {
+      obj.responseExcerpt = message.responseExcerpt;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    if (message.succeeded !== false) {
+      obj.succeeded = message.succeeded;
+    }
+    if (message.nextAttemptAt !== "") {
+      obj.nextAttemptAt = message.nextAttemptAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookDeliveryAttempted>): WebhookDeliveryAttempted {
+    return WebhookDeliveryAttempted.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookDeliveryAttempted>): WebhookDeliveryAttempted {
+    const message = createBaseWebhookDeliveryAttempted();
+    message.deliveryId = object.deliveryId ?? "";
+    message.attempt = object.attempt ?? 0;
+    message.attemptedAt = object.attemptedAt ?? "";
+    message.statusCode = object.statusCode ?? 0;
+    message.durationMs = object.durationMs ?? 0;
+    message.responseExcerpt = object.responseExcerpt ?? "";
+    message.error = object.error ?? "";
+    message.succeeded = object.succeeded ?? false;
+    message.nextAttemptAt = object.nextAttemptAt ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDeliveryCancelled(): WebhookDeliveryCancelled {
+  return { deliveryId: "", reason: "", cancelledAt: "" };
+}
+
+export const WebhookDeliveryCancelled: MessageFns<WebhookDeliveryCancelled> = {
+  encode(message: WebhookDeliveryCancelled, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deliveryId !== "") {
+      writer.uint32(10).string(message.deliveryId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.cancelledAt !== "") {
+      writer.uint32(26).string(message.cancelledAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDeliveryCancelled {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDeliveryCancelled();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deliveryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cancelledAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookDeliveryCancelled {
+    return {
+      deliveryId: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      cancelledAt: isSet(object.cancelledAt)
+        ? globalThis.String(object.cancelledAt)
+        : isSet(object.cancelled_at)
+        ? globalThis.String(object.cancelled_at)
+        : "",
+    };
+  },
+
+  toJSON(message: WebhookDeliveryCancelled): unknown {
+    const obj: any = {};
+    if (message.deliveryId !== "") {
+      obj.deliveryId = message.deliveryId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.cancelledAt !== "") {
+      obj.cancelledAt = message.cancelledAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookDeliveryCancelled>): WebhookDeliveryCancelled {
+    return WebhookDeliveryCancelled.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookDeliveryCancelled>): WebhookDeliveryCancelled {
+    const message = createBaseWebhookDeliveryCancelled();
+    message.deliveryId = object.deliveryId ?? "";
+    message.reason = object.reason ?? "";
+    message.cancelledAt = object.cancelledAt ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookRedeliveryRequested(): WebhookRedeliveryRequested {
+  return { deliveryId: "", requestedAt: "" };
+}
+
+export const WebhookRedeliveryRequested: MessageFns<WebhookRedeliveryRequested> = {
+  encode(message: WebhookRedeliveryRequested, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deliveryId !== "") {
+      writer.uint32(10).string(message.deliveryId);
+    }
+    if (message.requestedAt !== "") {
+      writer.uint32(18).string(message.requestedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookRedeliveryRequested {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookRedeliveryRequested();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deliveryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookRedeliveryRequested {
+    return {
+      deliveryId: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+      requestedAt: isSet(object.requestedAt)
+        ? globalThis.String(object.requestedAt)
+        : isSet(object.requested_at)
+        ? globalThis.String(object.requested_at)
+        : "",
+    };
+  },
+
+  toJSON(message: WebhookRedeliveryRequested): unknown {
+    const obj: any = {};
+    if (message.deliveryId !== "") {
+      obj.deliveryId = message.deliveryId;
+    }
+    if (message.requestedAt !== "") {
+      obj.requestedAt = message.requestedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WebhookRedeliveryRequested>): WebhookRedeliveryRequested {
+    return WebhookRedeliveryRequested.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WebhookRedeliveryRequested>): WebhookRedeliveryRequested {
+    const message = createBaseWebhookRedeliveryRequested();
+    message.deliveryId = object.deliveryId ?? "";
+    message.requestedAt = object.requestedAt ?? "";
     return message;
   },
 };
