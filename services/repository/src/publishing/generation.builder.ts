@@ -55,8 +55,8 @@ interface SourceEntry {
  * `debug/binary-<arch>/` (Launchpad's `main/debug` layout, a sources.list line of its own),
  * source packages in `source/Sources`.
  */
-export type AptIndexKind = 'binary' | 'installer' | 'debug' | 'source';
-export const aptIndexKind = (pkg: Pick<PublishablePackage, 'filename'>): AptIndexKind =>
+type AptIndexKind = 'binary' | 'installer' | 'debug' | 'source';
+const aptIndexKind = (pkg: Pick<PublishablePackage, 'filename'>): AptIndexKind =>
   pkg.filename.endsWith('.dsc') ? 'source' : pkg.filename.endsWith('.udeb') ? 'installer' : pkg.filename.endsWith('.ddeb') ? 'debug' : 'binary';
 
 /** where a kind's per-architecture Packages index lives below its component */
