@@ -176,7 +176,10 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
   const components = debComponents(component);
   const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
   // every component has binary and source indices (the install instructions name any of
-  // them in deb and deb-src lines); installer and debug ones only the repository's own
+  // them in deb and deb-src lines); installer and debug ones only the repository's own, and
+  // only once it holds such packages (apt never reads the first; the second needs a sources
+  // line of its own): an index file and three by-hash names fewer per architecture in every
+  // Release and publication otherwise
   const binaryIndex = (name: string, kind: keyof typeof binaries, architecture: string) =>
     buildAptIndex(`${name}/${BINARY_DIRECTORIES[kind]}binary-${architecture}/Packages`, name === component ? packagesForArchitecture(binaries[kind], architecture) : [], {}, blocks);
   const indices = (
@@ -185,7 +188,9 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
         ...architectures.map((architecture) => binaryIndex(name, 'binary', architecture)),
         buildAptIndex(`${name}/source/Sources`, name === component ? sources : [], {}, blocks),
       ]),
-      ...architectures.flatMap((architecture) => [binaryIndex(component, 'installer', architecture), binaryIndex(component, 'debug', architecture)]),
+      ...(['installer', 'debug'] as const)
+        .filter((kind) => binaries[kind].length)
+        .flatMap((kind) => architectures.map((architecture) => binaryIndex(component, kind, architecture))),
     ])
   ).flat();
   blocks.sweep();

@@ -35,8 +35,10 @@ describe('a DEB generation', () => {
     expect(text('main/debug/binary-amd64/Packages')).toMatch(/^Filename: pool\/main\/h\/hello-dbgsym\/debian\/bookworm\/hello-dbgsym_1\.0_amd64\.ddeb$/m);
     expect(text('main/source/Sources')).toMatch(/^Package: hello\nFormat: 3\.0 \(quilt\)\nVersion: 1\.0-1\nDirectory: pool\/main\/h\/hello\/debian\/bookworm\nFiles:\n/);
     expect(text('contrib/source/Sources')).toBe('');
-    // debian-installer and debug indices only in the repository's own component
+    // debian-installer and debug indices only in the repository's own component, and only when it holds such packages
     expect(built.metadata.some((file) => file.path.startsWith('dists/bookworm/contrib/debug/'))).toBe(false);
+    const plain = await buildGeneration(repository, { distro: 'debian', version: 'bookworm' }, [binary('hello', 'deb'), source], new IndexEntryCache(), new Date(0));
+    expect(plain.metadata.map((file) => file.path).filter((path) => /debian-installer|debug/.test(path))).toEqual([]);
     const release = built.signable.bytes.toString('utf8');
     for (const path of ['main/source/Sources.xz', 'non-free/source/Sources', 'main/debian-installer/binary-arm64/Packages.gz', 'main/debug/binary-amd64/Packages']) {
       expect(release).toMatch(new RegExp(` ${path.replaceAll('.', '\\.')}$`, 'm'));
