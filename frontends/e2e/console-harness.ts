@@ -96,19 +96,19 @@ export function answerNextConfirm(page: Page, accept: boolean): Promise<string> 
   });
 }
 
+/** Signs in on the login page as a user of the API session kit (its password) and waits for the dashboard. */
+export async function signIn(page: Page, origin: string, email: string, password = 'correct horse battery'): Promise<void> {
+  await page.goto(`${origin}/login`);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await waitForPath(page, '/dashboard');
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   // a full-page capture keeps the scroll position: sticky parts would be drawn where they sit mid-scroll
   await page.evaluate(() => window.scrollTo(0, 0));
   await pause(250);
   const width = page.viewportSize()?.width ?? 0;
   await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
-}
-
-/** Signs in at `origin` through the login page as a user `registerUser` made (its password), and waits for the dashboard. */
-export async function signIn(page: Page, origin: string, email: string): Promise<void> {
-  await page.goto(`${origin}/login`);
-  await page.getByLabel('Email address').fill(email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await waitForPath(page, '/dashboard');
 }

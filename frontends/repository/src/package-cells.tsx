@@ -1,4 +1,5 @@
 import { formatBytes } from '@packyard/console-kit';
+import { Link } from 'react-router-dom';
 import type { RepositoryPackage } from './repository-resources';
 
 /** The columns every package table starts with (Packages tab, browse view), in this order. */
@@ -16,11 +17,12 @@ export function PackageColumnHeaders() {
   );
 }
 
-export function PackageCells({ pkg }: { pkg: RepositoryPackage }) {
+/** `detailPath`: the package's page, which its name then links to */
+export function PackageCells({ pkg, detailPath }: { pkg: RepositoryPackage; detailPath?: string }) {
   return (
     <>
       <td data-label="Package">
-        <strong>{pkg.name}</strong>
+        <strong>{detailPath ? <Link to={detailPath} aria-label={`${pkg.name} ${pkg.version}`}>{pkg.name}</Link> : pkg.name}</strong>
         <div className="pk-muted pk-mono pk-filename">{pkg.filename}</div>
       </td>
       <td data-label="Version" className="pk-mono">

@@ -2,7 +2,8 @@ import { ApiError, Badge, EmptyState, ErrorPanel, formatBytes, formatDate, Icon,
 import { useCallback, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { BrowseView } from './browse-view';
-import { codenameNote, isBrowsePath, REPOSITORY_TABS, type RepositoryTab, tabFromPath } from './repository-rules';
+import { PackageDetailView } from './packages/package-detail-view';
+import { codenameNote, isBrowsePath, packageIdFromPath, REPOSITORY_TABS, type RepositoryTab, tabFromPath } from './repository-rules';
 import { InstallTab } from './tabs/install-tab';
 import { KeysTab } from './tabs/keys-tab';
 import { OverviewTab } from './tabs/overview-tab';
@@ -99,6 +100,7 @@ export default function RepositoryPage() {
   const repositoryId = params.id ?? '';
   const tab = tabFromPath(params['*']);
   const browsing = isBrowsePath(params['*']);
+  const packageId = packageIdFromPath(params['*']);
   const navigate = useNavigate();
   const workspace = useWorkspace(workspaceId);
   const repository = useRepository(workspaceId, repositoryId);
@@ -124,7 +126,11 @@ export default function RepositoryPage() {
             <BrowseView workspaceId={workspaceId} repository={repository.data} />
           ) : (
             <TabPanel id={tab}>
-              <ActiveTab tab={tab} workspaceId={workspaceId} repository={repository.data} knownTokens={knownTokens} rememberToken={rememberToken} />
+              {packageId ? (
+                <PackageDetailView workspaceId={workspaceId} repository={repository.data} packageId={packageId} />
+              ) : (
+                <ActiveTab tab={tab} workspaceId={workspaceId} repository={repository.data} knownTokens={knownTokens} rememberToken={rememberToken} />
+              )}
             </TabPanel>
           )}
         </>

@@ -1,6 +1,6 @@
 import { repositoryKeys, usageKeys, useConsole, workspaceKeys } from '@packyard/console-kit';
 import { keepPreviousData, queryOptions, type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { PACKAGE_PAGE_SIZE, type StockedDistribution } from './repository-rules';
+import { type DownloadSplit, type DownloadWindow, PACKAGE_PAGE_SIZE, type StockedDistribution } from './repository-rules';
 
 // The server resources of the repository page (spec §3, §7): packages, snippets and repo
 // tokens. Components use these hooks and never write a raw query key.
@@ -16,6 +16,30 @@ export interface RepositoryPackage {
   publishedAt: string;
   /** the upload distribution (DESIGN §5 extension), `distro/version` */
   distribution?: string;
+}
+
+/** GET …/packages/{packageId}: what the package's file says and where it is */
+export interface PackageDetails {
+  package: RepositoryPackage;
+  kind: 'DEB' | 'RPM';
+  summary: string;
+  description: string;
+  relations: { relation: string; items: string[] }[];
+  facts: { name: string; value: string }[];
+  files: string[];
+  filesTotal: number;
+  filesNote: string | null;
+  checksums: { sha256: string; sha1: string | null; md5: string | null; sha512: string | null };
+  versions: RepositoryPackage[];
+  distributions: string[];
+}
+
+/** GET …/packages/{packageId}/downloads */
+export interface DownloadSeries {
+  period: 'day' | 'hour';
+  buckets: string[];
+  total: number;
+  lines: { key: string; label: string; total: number; counts: number[] }[];
 }
 
 export interface PackagePage {
@@ -71,6 +95,9 @@ export const packageKeys = {
   all: ['packages'] as const,
   inRepository: (workspaceId: string, repositoryId: string) => [...packageKeys.all, workspaceId, repositoryId] as const,
   list: (workspaceId: string, repositoryId: string, filters: { q: string; page: number }) => [...packageKeys.inRepository(workspaceId, repositoryId), 'list', filters] as const,
+  detail: (workspaceId: string, repositoryId: string, packageId: string) => [...packageKeys.inRepository(workspaceId, repositoryId), 'detail', packageId] as const,
+  downloads: (workspaceId: string, repositoryId: string, packageId: string, filters: { window: string; by: DownloadSplit }) =>
+    [...packageKeys.inRepository(workspaceId, repositoryId), 'downloads', packageId, filters] as const,
 };
 
 export const snippetKeys = {
@@ -110,6 +137,29 @@ export function usePackages(workspaceId: string, repositoryId: string, filters: 
       queryKey: packageKeys.list(workspaceId, repositoryId, filters),
       queryFn: () => api.get<PackagePage>(`${repositoryPath(workspaceId, repositoryId)}/packages`, { query: { q: filters.q, page: filters.page, size: PACKAGE_PAGE_SIZE } }),
       placeholderData: keepPreviousData,
+    }),
+  );
+}
+
+export function usePackageDetails(workspaceId: string, repositoryId: string, packageId: string) {
+  const { api } = useConsole();
+  return useQuery(
+    queryOptions({
+      queryKey: packageKeys.detail(workspaceId, repositoryId, packageId),
+      queryFn: () => api.get<PackageDetails>(`${repositoryPath(workspaceId, repositoryId)}/packages/${encodeURIComponent(packageId)}`),
+    }),
+  );
+}
+
+export function usePackageDownloads(workspaceId: string, repositoryId: string, packageId: string, window: DownloadWindow, by: DownloadSplit) {
+  const { api } = useConsole();
+  return useQuery(
+    queryOptions({
+      queryKey: packageKeys.downloads(workspaceId, repositoryId, packageId, { window: window.id, by }),
+      queryFn: () =>
+        api.get<DownloadSeries>(`${repositoryPath(workspaceId, repositoryId)}/packages/${encodeURIComponent(packageId)}/downloads`, {
+          query: { period: window.period, ...(window.period === 'day' ? { days: window.days } : {}), ...(by ? { by } : {}) },
+        }),
     }),
   );
 }

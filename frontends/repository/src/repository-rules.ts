@@ -21,6 +21,14 @@ export function tabFromPath(rest: string | undefined): RepositoryTab {
   return REPOSITORY_TABS.find((tab) => tab.id === segment)?.id ?? 'overview';
 }
 
+/** `packages/{packageId}`: one package's page, under the Packages tab */
+export function packageIdFromPath(rest: string | undefined): string | undefined {
+  const [segment, packageId, ...more] = (rest ?? '').split('/');
+  return segment === 'packages' && packageId && more.length === 0 ? decodeURIComponent(packageId) : undefined;
+}
+
+export const packageDetailPath = (workspaceId: string, repositoryId: string, packageId: string) => `/workspaces/${workspaceId}/repos/${repositoryId}/packages/${encodeURIComponent(packageId)}`;
+
 /** The browsable view of what a repository publishes ("View Public Repository"), beside the tabs. */
 export const BROWSE_SEGMENT = 'browse';
 export const isBrowsePath = (rest: string | undefined) => (rest ?? '').split('/')[0] === BROWSE_SEGMENT;
@@ -280,6 +288,27 @@ export function installScriptPath(downloadScript: string): string | undefined {
 export function exampleInstallCommand(kind: RepositoryKind, packageName = '<package-name>'): string {
   return kind === 'DEB' ? `sudo apt-get update && sudo apt-get install -y ${packageName}` : `sudo dnf makecache && sudo dnf install -y ${packageName}`;
 }
+
+/** Installs exactly this version: apt's `name=version`, dnf's `name-[epoch:]version-release`. */
+export function packageInstallCommand(kind: RepositoryKind, name: string, version: string): string {
+  return kind === 'DEB' ? `sudo apt-get update && sudo apt-get install -y ${name}=${version}` : `sudo dnf makecache && sudo dnf install -y ${name}-${version}`;
+}
+
+/** the windows the package page offers for its chart */
+export const DOWNLOAD_WINDOWS = [
+  { id: '7', label: 'Last 7 days', period: 'day', days: 7 },
+  { id: '30', label: 'Last 30 days', period: 'day', days: 30 },
+  { id: '90', label: 'Last 90 days', period: 'day', days: 90 },
+  { id: '48h', label: 'Last 48 hours', period: 'hour', days: 0 },
+] as const;
+export type DownloadWindow = (typeof DOWNLOAD_WINDOWS)[number];
+
+export const DOWNLOAD_SPLITS = [
+  { id: '', label: 'All downloads' },
+  { id: 'version', label: 'By version' },
+  { id: 'token', label: 'By token' },
+] as const;
+export type DownloadSplit = (typeof DOWNLOAD_SPLITS)[number]['id'];
 
 // --- Settings: retention ---------------------------------------------------------------
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  packageIdFromPath,
+  packageInstallCommand,
   canCreateRepoToken,
   canStartUpload,
   ciUploadCommand,
@@ -178,5 +180,19 @@ describe('keyNearExpiry', () => {
     expect(keyNearExpiry({ status: 'current', expiresAt: inDays(61) }, now)).toBe(false);
     expect(keyNearExpiry({ status: 'current', expiresAt: null }, now)).toBe(false);
     expect(keyNearExpiry({ status: 'retired', expiresAt: inDays(1) }, now)).toBe(false);
+  });
+});
+
+describe('package page', () => {
+  it('is packages/{id} under the repository, and only that', () => {
+    expect(packageIdFromPath('packages/p-1')).toBe('p-1');
+    expect(packageIdFromPath('packages')).toBeUndefined();
+    expect(packageIdFromPath('packages/p-1/more')).toBeUndefined();
+    expect(packageIdFromPath('overview')).toBeUndefined();
+  });
+
+  it('installs exactly this version with apt or dnf', () => {
+    expect(packageInstallCommand('DEB', 'hello', '1:2.0-1')).toBe('sudo apt-get update && sudo apt-get install -y hello=1:2.0-1');
+    expect(packageInstallCommand('RPM', 'hello', '2.0-1')).toBe('sudo dnf makecache && sudo dnf install -y hello-2.0-1');
   });
 });

@@ -1,5 +1,7 @@
 import {
   Card,
+  DOWNLOAD_SUMMARY_DAYS,
+  DownloadChart,
   EmptyState,
   ErrorPanel,
   formatBytes,
@@ -10,6 +12,7 @@ import {
   ProgressBar,
   Skeleton,
   usagePercent,
+  useDownloadSummary,
   useUsageSummary,
   useWorkspaces,
 } from '@packyard/console-kit';
@@ -42,6 +45,48 @@ function UsageCard({ icon, label, used, limit }: { icon: IconName; label: string
         {percent}% of {formatBytes(limit)}
       </div>
     </StatCard>
+  );
+}
+
+/** Downloads across the user's workspaces: the chart per day and the most downloaded packages. */
+function DownloadsCard({ workspaceNames }: { workspaceNames: Map<string, string> }) {
+  const downloads = useDownloadSummary();
+  return (
+    <Card>
+      <h2 className="pk-card__title">Downloads</h2>
+      <p className="pk-card__subtitle">Package downloads in the last {DOWNLOAD_SUMMARY_DAYS} days, across your workspaces</p>
+      {downloads.isPending ? (
+        <Skeleton height={160} />
+      ) : downloads.isError ? (
+        <ErrorPanel title="Could not load downloads" message={downloads.error.message} onRetry={() => void downloads.refetch()} />
+      ) : (
+        <div className="pk-downloads">
+          <DownloadChart title={`Downloads per day, last ${DOWNLOAD_SUMMARY_DAYS} days`} buckets={downloads.data.buckets} lines={[{ label: 'Downloads', counts: downloads.data.counts }]} />
+          <div>
+            <h3 className="pk-downloads__heading">Top packages</h3>
+            {downloads.data.topPackages.length === 0 ? (
+              <p className="pk-muted">No package was downloaded in this time.</p>
+            ) : (
+              <ol className="pk-list" aria-label="Top packages">
+                {downloads.data.topPackages.map((entry) => (
+                  <li key={`${entry.repositoryId}/${entry.name}`} className="pk-spread" style={{ alignItems: 'center' }}>
+                    <div style={{ minWidth: 0 }}>
+                      <Link to={`/workspaces/${entry.workspaceId}/repos/${entry.repositoryId}/packages/${entry.packageId}`} style={{ fontWeight: 650 }}>
+                        {entry.name}
+                      </Link>
+                      <div className="pk-muted">{workspaceNames.get(entry.workspaceId) ?? ''}</div>
+                    </div>
+                    <span className="pk-muted">
+                      {entry.downloads} {entry.downloads === 1 ? 'download' : 'downloads'}
+                    </span>
+                  </li>
+                ))}
+              </ol>
+            )}
+          </div>
+        </div>
+      )}
+    </Card>
   );
 }
 
@@ -112,6 +157,7 @@ export default function DashboardPage() {
           </ul>
         )}
       </Card>
+      {list.length > 0 && <DownloadsCard workspaceNames={new Map(list.map((workspace) => [workspace.id, workspace.name]))} />}
     </div>
   );
 }

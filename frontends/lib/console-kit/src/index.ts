@@ -17,6 +17,7 @@ export * from './resources/access-tokens';
 export * from './resources/user';
 export * from './resources/sign-in';
 export * from './ui/components';
+export { bucketLabel, chartLines, DownloadChart, type ChartLine } from './ui/download-chart';
 export { ScopeCheckboxes, SecretShownOnceDialog } from './ui/token-parts';
 export { Icon, isIconName, type IconName } from './ui/icons';
 export { applyTheme, useProfileTheme } from './ui/theme';

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import { PackageCells, PackageColumnHeaders } from '../package-cells';
 import { PromoteDialog } from '../packages/promote-dialog';
 import type { KnownTokens } from '../repository-page';
-import { basicAuthorization, DOWNLOAD_NEEDS_TOKEN, PACKAGE_PAGE_SIZE, packageDeleteConfirmation, packageFileUrl, pageCount } from '../repository-rules';
+import { basicAuthorization, DOWNLOAD_NEEDS_TOKEN, PACKAGE_PAGE_SIZE, packageDeleteConfirmation, packageDetailPath, packageFileUrl, pageCount } from '../repository-rules';
 import { packageKeys, type RepositoryPackage, useDeletePackage, usePackages, useRepoTokens, useRevealRepoToken, useSnippets } from '../repository-resources';
 
 const SEARCH_DELAY_MS = 250;
@@ -149,7 +149,7 @@ export function PackagesTab(props: PackagesTabProps) {
               <tbody>
                 {packages.data.items.map((pkg) => (
                   <tr key={pkg.id}>
-                    <PackageCells pkg={pkg} />
+                    <PackageCells pkg={pkg} detailPath={packageDetailPath(workspaceId, repository.id, pkg.id)} />
                     <td data-label="Downloads">{pkg.downloads}</td>
                     <td data-label="Published">{formatDate(pkg.publishedAt)}</td>
                     <td data-label="Actions">

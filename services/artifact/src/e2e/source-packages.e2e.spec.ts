@@ -89,6 +89,12 @@ describe('Debian source packages', () => {
     const dscBytes = files.find((file) => file.name.endsWith('.dsc'))!.bytes;
     expect(answer.body).toMatchObject({ name: 'packyard-src', version: '2.1-1', architecture: 'source', filename: 'packyard-src_2.1-1.dsc', sizeBytes: dscBytes.length });
 
+    // its package page lists the files of the source package, the .dsc first
+    const page = await session.call('GET', `${repo.path}/packages/${answer.body.id}`);
+    expect(page).toMatchObject({ status: 200, body: { summary: 'source package packyard-src', files: expect.arrayContaining(files.map((file) => file.name)) } });
+    expect(page.body.files).toHaveLength(files.length);
+    expect(page.body.files[0]).toBe(answer.body.filename);
+
     // the Sources stanza is the one apt-ftparchive writes for the same files in the same pool directory
     const snippets = (await session.call('GET', `/repos/${repo.id}/snippets?codename=bookworm&component=main&token=${repo.token}`)).body;
     const auth = { authorization: `Basic ${Buffer.from(`${repo.token}:`).toString('base64')}` };

@@ -1,8 +1,12 @@
 import type { ServiceImplementation } from 'nice-grpc';
-import { handleCommand, notFound, type CallerContext, type EventSourcing, type PackyardClient } from '@packyard/platform';
+import { handleCommand, invalid, isServiceCaller, notFound, type CallerContext, type EventSourcing, type PackyardClient } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
+import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
+import { bucketKeys, DOWNLOAD_BUCKETS, type DownloadBucketDocument, type DownloadPeriod, BUCKETS_KEPT } from '../downloads/download-buckets';
+import { downloadSeries, downloadSummary, type SeriesGrouping } from '../downloads/download-statistics';
+import { detailsFromUpload } from '../packages/package-details';
 import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent } from '../packages/package.events';
 import { PACKAGES, toPackage, type PackageDocument } from '../projections/packages.projection';
@@ -15,6 +19,22 @@ import { claimUpload, type UploadSettings } from '../uploads/claim-upload';
 
 const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
+const DEFAULT_STATISTICS_DAYS = 30;
+
+/** days back, today included, within what the buckets keep */
+const statisticsDays = (days: number) => Math.min(Math.max(days || DEFAULT_STATISTICS_DAYS, 1), BUCKETS_KEPT.day);
+
+function seriesGrouping(by: string): SeriesGrouping {
+  if (by === '' || by === 'total') return 'total';
+  if (by === 'version' || by === 'token') return by;
+  throw invalid('PACKYARD_ARTIFACT_INVALID_GROUPING', `by must be version or token, not ${JSON.stringify(by)}`);
+}
+
+function downloadPeriod(period: string): DownloadPeriod {
+  if (period === '' || period === 'day') return 'day';
+  if (period === 'hour') return 'hour';
+  throw invalid('PACKYARD_ARTIFACT_INVALID_PERIOD', `period must be day or hour, not ${JSON.stringify(period)}`);
+}
 
 /**
  * Every call first asks the repository module for the repository as the caller: it
@@ -27,6 +47,7 @@ export function artifactHandlers(
   uploads: UploadSettings,
 ): ServiceImplementation<typeof ArtifactServiceDefinition, CallerContext> {
   const packages = es.readModels.collection<PackageDocument>(PACKAGES);
+  const downloadBuckets = es.readModels.collection<DownloadBucketDocument>(DOWNLOAD_BUCKETS);
   const repositoryOf = (workspaceId: string, id: string, caller: CallerContext['caller']) => repositories.getRepository({ workspaceId, id }, { caller });
 
   const packageOf = async (repositoryId: string, packageId: string) => {
@@ -102,6 +123,34 @@ export function artifactHandlers(
       const repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
       const packages = await applyRetention(es, blobs, repository.id, { dryRun: request.dryRun, now: new Date(), metadata: { caller } });
       return { packages: packages.map(toPackage) };
+    },
+
+    async getPackage(request, { caller }) {
+      const repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      const doc = await packageOf(repository.id, request.packageId);
+      const uploaded = (await es.events.readStream(doc.stream)).find((event) => event.type === 'PackageUploaded' && (event.data as PackageUploaded).packageId === doc.id);
+      if (!uploaded) throw notFound('PACKYARD_ARTIFACT_PACKAGE_NOT_FOUND', 'Package not found');
+      const versions = await packages.find({ repositoryId: repository.id, name: doc.name }, { sort: { field: 'publishedAt', direction: -1 } });
+      const distributions = versions.filter((other) => other.version === doc.version && other.architecture === doc.architecture).map((other) => other.distribution);
+      return { ...detailsFromUpload(uploaded.data as PackageUploaded), package: toPackage(doc), versions: versions.map(toPackage), distributions: [...new Set(distributions)].sort() };
+    },
+
+    async getPackageDownloads(request, { caller }) {
+      const grouping = seriesGrouping(request.by);
+      const period = downloadPeriod(request.period);
+      const repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
+      const doc = await packageOf(repository.id, request.packageId);
+      const keys = bucketKeys(period, Date.now(), period === 'day' ? statisticsDays(request.days) : BUCKETS_KEPT.hour);
+      const buckets = grouping === 'version' ? await downloadBuckets.find({ repositoryId: repository.id, name: doc.name, period }) : await downloadBuckets.find({ packageId: doc.id, period });
+      return downloadSeries(buckets, keys, grouping);
+    },
+
+    async getDownloadSummary(request, { caller }) {
+      const keys = bucketKeys('day', Date.now(), statisticsDays(request.days));
+      // the caller's own packages; an account token limited to one repository sees that one
+      if (!caller.userId || isServiceCaller(caller)) return downloadSummary([], keys);
+      const buckets = await downloadBuckets.find({ ownerId: caller.userId, period: 'day', ...(caller.repositoryId ? { repositoryId: caller.repositoryId } : {}) });
+      return downloadSummary(buckets, keys);
     },
 
     async getPackageFile(request) {

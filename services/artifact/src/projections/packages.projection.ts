@@ -1,6 +1,7 @@
 import { isInboxEvent, type Projection } from '@packyard/platform';
 import type { Package } from '@packyard/proto/packyard/artifact/v1/artifact';
 import type { PackageDeleted, PackageDownloaded, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { countDownload, DOWNLOAD_BUCKETS, type DownloadBucketDocument } from '../downloads/download-buckets';
 
 export interface PackageDocument {
   id: string;
@@ -21,6 +22,8 @@ export interface PackageDocument {
   downloads: number;
   /** the newest download delivery reported (retention spares recently downloaded versions) */
   lastDownloadedAt?: string;
+  /** the last PackageDownloaded counted (a redelivered one is not counted twice) */
+  downloadsPosition?: number;
   /** a Debian source package's files besides its .dsc (blobKey) */
   sourceBlobKeys?: string[];
 }
@@ -57,13 +60,15 @@ export const toPackage = (doc: PackageDocument): Package => ({
 
 /**
  * The stored packages (what the API lists and what keeps blobs alive), with their
- * downloads counted from delivery's PackageDownloaded events (recorded in the inbox).
+ * downloads counted from delivery's PackageDownloaded events (recorded in the inbox):
+ * in total on the package, and per day and hour (with the tokens) in its download buckets.
  */
 export const packagesProjection: Projection = {
   name: 'packages',
-  collections: [PACKAGES, SOURCE_FILES],
+  collections: [PACKAGES, SOURCE_FILES, DOWNLOAD_BUCKETS],
   async handle(event, readModels) {
     const packages = readModels.collection<PackageDocument>(PACKAGES);
+    const buckets = readModels.collection<DownloadBucketDocument>(DOWNLOAD_BUCKETS);
     switch (event.type) {
       case 'PackageUploaded': {
         const data = event.data as PackageUploaded;
@@ -94,8 +99,10 @@ export const packagesProjection: Projection = {
         return;
       }
       case 'PackageDeleted': {
+        // a package's statistics and its source files' references go with it: they stay bounded by the packages stored
         const { packageId } = event.data as PackageDeleted;
         await packages.delete(packageId);
+        await buckets.deleteMany({ packageId });
         await readModels.collection<SourceFileDocument>(SOURCE_FILES).deleteMany({ packageId });
         return;
       }
@@ -103,9 +110,10 @@ export const packagesProjection: Projection = {
         if (!isInboxEvent(event.stream, 'delivery') && !isInboxEvent(event.stream, 'artifact')) return;
         const data = event.data as PackageDownloaded;
         const doc = await packages.get(data.packageId);
-        if (!doc) return;
+        if (!doc || (doc.downloadsPosition ?? 0) >= event.position) return;
         const lastDownloadedAt = data.downloadedAt && (!doc.lastDownloadedAt || data.downloadedAt > doc.lastDownloadedAt) ? data.downloadedAt : doc.lastDownloadedAt;
-        await packages.upsert({ ...doc, downloads: doc.downloads + Math.max(1, data.count || 1), ...(lastDownloadedAt ? { lastDownloadedAt } : {}) });
+        await countDownload(buckets, doc, data, event.position);
+        await packages.upsert({ ...doc, downloads: doc.downloads + Math.max(1, data.count || 1), downloadsPosition: event.position, ...(lastDownloadedAt ? { lastDownloadedAt } : {}) });
         return;
       }
     }

@@ -63,7 +63,8 @@ export function debIdentity(deb: DebPackage, type: Exclude<DebUploadType, 'dsc'>
     version: deb.version,
     architecture: deb.architecture,
     filename: `${deb.name}_${withoutEpoch(deb.version)}_${deb.architecture}.${type}`,
-    indexEntryJson: JSON.stringify({ control: deb.control, file: deb.file }),
+    // the file list rides along for the package page (bounded by the parser's listing limits)
+    indexEntryJson: JSON.stringify({ control: deb.control, file: deb.file, contents: deb.contents }),
   };
 }
 

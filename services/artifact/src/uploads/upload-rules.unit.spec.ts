@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DebPackage } from '@packyard/formats';
 import { checkDistribution, checkExtension, debIdentity, debUploadType } from './upload-rules';
 
 describe('upload rules', () => {
@@ -22,10 +23,10 @@ describe('upload rules', () => {
   });
 
   it('names the file after the package, not after the upload', () => {
-    const deb = {
+    const deb: DebPackage = {
       name: 'hello', version: '2:1.0-1', architecture: 'amd64', control: [], controlCompression: 'gzip', dataCompression: 'xz',
-      file: { size: 1, md5: 'm', sha1: 's', sha256: 'h', sha512: 'l' },
-    } as const;
+      file: { size: 1, md5: 'm', sha1: 's', sha256: 'h', sha512: 'l' }, contents: { paths: [], total: 0 },
+    };
     const identity = debIdentity(deb);
     expect(identity.filename).toBe('hello_1.0-1_amd64.deb');
     expect(debIdentity({ ...deb, name: 'hello-dbgsym' }, 'ddeb').filename).toBe('hello-dbgsym_1.0-1_amd64.ddeb');

@@ -6,6 +6,7 @@ export * from './common/stream-digester';
 export { GzipBlockCache, type IndexPiece } from './common/gzip-blocks';
 export * from './deb/deb-control.parser';
 export * from './deb/deb.parser';
+export type { DebContents, DataListingLimits } from './deb/data-archive.listing';
 export * from './rpm/rpm.parser';
 export { HEADER_MAGIC as RPM_HEADER_MAGIC } from './rpm/rpm-header.reader';
 export { signRpmHeaders } from './rpm/rpm-signature-header';

@@ -7,6 +7,15 @@ export interface UsageSummary {
   egressBytesLimit: number;
 }
 
+/** GET /v1/usage/downloads: downloads per day (UTC) across the user's workspaces */
+export interface DownloadSummary {
+  buckets: string[];
+  counts: number[];
+  total: number;
+  topPackages: { workspaceId: string; repositoryId: string; packageId: string; name: string; downloads: number }[];
+  workspaces: { workspaceId: string; downloads: number }[];
+}
+
 export interface Workspace {
   id: string;
   name: string;

@@ -124,6 +124,111 @@ export interface ApplyRetentionResponse {
   packages: Package[];
 }
 
+export interface PackageRef {
+  workspaceId: string;
+  repositoryId: string;
+  packageId: string;
+}
+
+/**
+ * One relation of a package to others: DEB Depends, Pre-Depends, Recommends, Suggests,
+ * Conflicts, Breaks, Replaces, Provides, Enhances; RPM Requires, Provides, Conflicts,
+ * Obsoletes, Recommends, Suggests, Supplements, Enhances.
+ */
+export interface PackageRelation {
+  relation: string;
+  /** as the package states them, e.g. "libc6 (>= 2.34)" or "glibc >= 2.34" */
+  items: string[];
+}
+
+/** A named fact from the package's metadata (Maintainer, Section, Homepage, License…). */
+export interface PackageFact {
+  name: string;
+  value: string;
+}
+
+export interface PackageDetails {
+  package?:
+    | Package
+    | undefined;
+  /** "DEB" | "RPM" */
+  kind: string;
+  /** DEB: the first line of Description; RPM: Summary */
+  summary: string;
+  /** DEB: the rest of Description (Debian Policy 5.6.13 continuation lines unfolded); RPM: %description */
+  description: string;
+  relations: PackageRelation[];
+  facts: PackageFact[];
+  /** installed paths, at most the first 10,000 (files_total says how many there are) */
+  files: string[];
+  filesTotal: number;
+  /** why the file list is missing or cut, empty when it is whole */
+  filesNote: string;
+  /** digests of the stored file besides Package.sha256 (empty where not recorded) */
+  md5: string;
+  sha1: string;
+  sha512: string;
+  /** every version of this name in the repository, newest upload first (this one included) */
+  versions: Package[];
+  /** the distributions this name, version and architecture were uploaded for in the repository */
+  distributions: string[];
+}
+
+export interface GetPackageDownloadsRequest {
+  workspaceId: string;
+  repositoryId: string;
+  packageId: string;
+  /** "day" (default) | "hour" (the last 48 hours) */
+  period: string;
+  /** days back, today included (period "day"): 1 to 90, default 30 */
+  days: number;
+  /** "" one line for the package | "version": one line per version of its name | "token": one per token */
+  by: string;
+}
+
+export interface DownloadLine {
+  /** the version, the token id, or "total" */
+  key: string;
+  total: number;
+  /** one per bucket of DownloadSeries.buckets */
+  counts: number[];
+}
+
+export interface DownloadSeries {
+  /** oldest first: "2026-11-24" (day) or "2026-11-24T13" (hour, UTC) */
+  buckets: string[];
+  lines: DownloadLine[];
+  total: number;
+}
+
+export interface GetDownloadSummaryRequest {
+  /** days back, today included: 1 to 90, default 30 */
+  days: number;
+}
+
+export interface PackageDownloadTotal {
+  workspaceId: string;
+  repositoryId: string;
+  /** the most recently downloaded version's package (the detail page to open) */
+  packageId: string;
+  name: string;
+  downloads: number;
+}
+
+export interface WorkspaceDownloadTotal {
+  workspaceId: string;
+  downloads: number;
+}
+
+export interface DownloadSummary {
+  buckets: string[];
+  counts: number[];
+  total: number;
+  /** at most 5, most downloaded first */
+  topPackages: PackageDownloadTotal[];
+  workspaces: WorkspaceDownloadTotal[];
+}
+
 function createBaseClaimUploadRequest(): ClaimUploadRequest {
   return { workspaceId: "", repositoryId: "", stagingKey: "", filename: "", distribution: "", sourceFiles: [] };
 }
@@ -1880,6 +1985,1426 @@ export const ApplyRetentionResponse: MessageFns<ApplyRetentionResponse> = {
   },
 };
 
+function createBasePackageRef(): PackageRef {
+  return { workspaceId: "", repositoryId: "", packageId: "" };
+}
+
+export const PackageRef: MessageFns<PackageRef> = {
+  encode(message: PackageRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.packageId !== "") {
+      writer.uint32(26).string(message.packageId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PackageRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePackageRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.packageId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PackageRef {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      packageId: isSet(object.packageId)
+        ? globalThis.String(object.packageId)
+        : isSet(object.package_id)
+        ? globalThis.String(object.package_id)
+        : "",
+    };
+  },
+
+  toJSON(message: PackageRef): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.packageId !== "") {
+      obj.packageId = message.packageId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PackageRef>): PackageRef {
+    return PackageRef.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PackageRef>): PackageRef {
+    const message = createBasePackageRef();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.packageId = object.packageId ?? "";
+    return message;
+  },
+};
+
+function createBasePackageRelation(): PackageRelation {
+  return { relation: "", items: [] };
+}
+
+export const PackageRelation: MessageFns<PackageRelation> = {
+  encode(message: PackageRelation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.relation !== "") {
+      writer.uint32(10).string(message.relation);
+    }
+    for (const v of message.items) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PackageRelation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePackageRelation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.relation = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.items.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PackageRelation {
+    return {
+      relation: isSet(object.relation) ? globalThis.String(object.relation) : "",
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: PackageRelation): unknown {
+    const obj: any = {};
+    if (message.relation !== "") {
+      obj.relation = message.relation;
+    }
+    if (message.items?.length) {
+      obj.items = message.items;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PackageRelation>): PackageRelation {
+    return PackageRelation.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PackageRelation>): PackageRelation {
+    const message = createBasePackageRelation();
+    message.relation = object.relation ?? "";
+    message.items = object.items?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBasePackageFact(): PackageFact {
+  return { name: "", value: "" };
+}
+
+export const PackageFact: MessageFns<PackageFact> = {
+  encode(message: PackageFact, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PackageFact {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePackageFact();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PackageFact {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: PackageFact): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PackageFact>): PackageFact {
+    return PackageFact.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PackageFact>): PackageFact {
+    const message = createBasePackageFact();
+    message.name = object.name ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBasePackageDetails(): PackageDetails {
+  return {
+    package: undefined,
+    kind: "",
+    summary: "",
+    description: "",
+    relations: [],
+    facts: [],
+    files: [],
+    filesTotal: 0,
+    filesNote: "",
+    md5: "",
+    sha1: "",
+    sha512: "",
+    versions: [],
+    distributions: [],
+  };
+}
+
+export const PackageDetails: MessageFns<PackageDetails> = {
+  encode(message: PackageDetails, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.package !== undefined) {
+      Package.encode(message.package, writer.uint32(10).fork()).join();
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.summary !== "") {
+      writer.uint32(26).string(message.summary);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    for (const v of message.relations) {
+      PackageRelation.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.facts) {
+      PackageFact.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.files) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.filesTotal !== 0) {
+      writer.uint32(64).int32(message.filesTotal);
+    }
+    if (message.filesNote !== "") {
+      writer.uint32(74).string(message.filesNote);
+    }
+    if (message.md5 !== "") {
+      writer.uint32(82).string(message.md5);
+    }
+    if (message.sha1 !== "") {
+      writer.uint32(90).string(message.sha1);
+    }
+    if (message.sha512 !== "") {
+      writer.uint32(98).string(message.sha512);
+    }
+    for (const v of message.versions) {
+      Package.encode(v!, writer.uint32(106).fork()).join();
+    }
+    for (const v of message.distributions) {
+      writer.uint32(114).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PackageDetails {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePackageDetails();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.package = Package.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.summary = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.relations.push(PackageRelation.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.facts.push(PackageFact.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.files.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.filesTotal = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.filesNote = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.md5 = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.sha1 = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.sha512 = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.versions.push(Package.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.distributions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PackageDetails {
+    return {
+      package: isSet(object.package) ? Package.fromJSON(object.package) : undefined,
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      summary: isSet(object.summary) ? globalThis.String(object.summary) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      relations: globalThis.Array.isArray(object?.relations)
+        ? object.relations.map((e: any) => PackageRelation.fromJSON(e))
+        : [],
+      facts: globalThis.Array.isArray(object?.facts) ? object.facts.map((e: any) => PackageFact.fromJSON(e)) : [],
+      files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => globalThis.String(e)) : [],
+      filesTotal: isSet(object.filesTotal)
+        ? globalThis.Number(object.filesTotal)
+        : isSet(object.files_total)
+        ? globalThis.Number(object.files_total)
+        : 0,
+      filesNote: isSet(object.filesNote)
+        ? globalThis.String(object.filesNote)
+        : isSet(object.files_note)
+        ? globalThis.String(object.files_note)
+        : "",
+      md5: isSet(object.md5) ? globalThis.String(object.md5) : "",
+      sha1: isSet(object.sha1) ? globalThis.String(object.sha1) : "",
+      sha512: isSet(object.sha512) ? globalThis.String(object.sha512) : "",
+      versions: globalThis.Array.isArray(object?.versions) ? object.versions.map((e: any) => Package.fromJSON(e)) : [],
+      distributions: globalThis.Array.isArray(object?.distributions)
+        ? object.distributions.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: PackageDetails): unknown {
+    const obj: any = {};
+    if (message.package !== undefined) {
+      obj.package = Package.toJSON(message.package);
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.summary !== "") {
+      obj.summary = message.summary;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.relations?.length) {
+      obj.relations = message.relations.map((e) => PackageRelation.toJSON(e));
+    }
+    if (message.facts?.length) {
+      obj.facts = message.facts.map((e) => PackageFact.toJSON(e));
+    }
+    if (message.files?.length) {
+      obj.files = message.files;
+    }
+    if (message.filesTotal !== 0) {
+      obj.filesTotal = Math.round(message.filesTotal);
+    }
+    if (message.filesNote !== "") {
+      obj.filesNote = message.filesNote;
+    }
+    if (message.md5 !== "") {
+      obj.md5 = message.md5;
+    }
+    if (message.sha1 !== "") {
+      obj.sha1 = message.sha1;
+    }
+    if (message.sha512 !== "") {
+      obj.sha512 = message.sha512;
+    }
+    if (message.versions?.length) {
+      obj.versions = message.versions.map((e) => Package.toJSON(e));
+    }
+    if (message.distributions?.length) {
+      obj.distributions = message.distributions;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PackageDetails>): PackageDetails {
+    return PackageDetails.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PackageDetails>): PackageDetails {
+    const message = createBasePackageDetails();
+    message.package = (object.package !== undefined && object.package !== null)
+      ? Package.fromPartial(object.package)
+      : undefined;
+    message.kind = object.kind ?? "";
+    message.summary = object.summary ?? "";
+    message.description = object.description ?? "";
+    message.relations = object.relations?.map((e) => PackageRelation.fromPartial(e)) || [];
+    message.facts = object.facts?.map((e) => PackageFact.fromPartial(e)) || [];
+    message.files = object.files?.map((e) => e) || [];
+    message.filesTotal = object.filesTotal ?? 0;
+    message.filesNote = object.filesNote ?? "";
+    message.md5 = object.md5 ?? "";
+    message.sha1 = object.sha1 ?? "";
+    message.sha512 = object.sha512 ?? "";
+    message.versions = object.versions?.map((e) => Package.fromPartial(e)) || [];
+    message.distributions = object.distributions?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseGetPackageDownloadsRequest(): GetPackageDownloadsRequest {
+  return { workspaceId: "", repositoryId: "", packageId: "", period: "", days: 0, by: "" };
+}
+
+export const GetPackageDownloadsRequest: MessageFns<GetPackageDownloadsRequest> = {
+  encode(message: GetPackageDownloadsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.packageId !== "") {
+      writer.uint32(26).string(message.packageId);
+    }
+    if (message.period !== "") {
+      writer.uint32(34).string(message.period);
+    }
+    if (message.days !== 0) {
+      writer.uint32(40).int32(message.days);
+    }
+    if (message.by !== "") {
+      writer.uint32(50).string(message.by);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPackageDownloadsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPackageDownloadsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.packageId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.period = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.days = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.by = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPackageDownloadsRequest {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      packageId: isSet(object.packageId)
+        ? globalThis.String(object.packageId)
+        : isSet(object.package_id)
+        ? globalThis.String(object.package_id)
+        : "",
+      period: isSet(object.period) ? globalThis.String(object.period) : "",
+      days: isSet(object.days) ? globalThis.Number(object.days) : 0,
+      by: isSet(object.by) ? globalThis.String(object.by) : "",
+    };
+  },
+
+  toJSON(message: GetPackageDownloadsRequest): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.packageId !== "") {
+      obj.packageId = message.packageId;
+    }
+    if (message.period !== "") {
+      obj.period = message.period;
+    }
+    if (message.days !== 0) {
+      obj.days = Math.round(message.days);
+    }
+    if (message.by !== "") {
+      obj.by = message.by;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetPackageDownloadsRequest>): GetPackageDownloadsRequest {
+    return GetPackageDownloadsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetPackageDownloadsRequest>): GetPackageDownloadsRequest {
+    const message = createBaseGetPackageDownloadsRequest();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.packageId = object.packageId ?? "";
+    message.period = object.period ?? "";
+    message.days = object.days ?? 0;
+    message.by = object.by ?? "";
+    return message;
+  },
+};
+
+function createBaseDownloadLine(): DownloadLine {
+  return { key: "", total: 0, counts: [] };
+}
+
+export const DownloadLine: MessageFns<DownloadLine> = {
+  encode(message: DownloadLine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int64(message.total);
+    }
+    if (message.counts.length !== 0) {
+      writer.uint32(26).fork();
+      for (const v of message.counts) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DownloadLine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDownloadLine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag === 24) {
+              message.counts.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 26) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.counts.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DownloadLine {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      counts: globalThis.Array.isArray(object?.counts) ? object.counts.map((e: any) => globalThis.Number(e)) : [],
+    };
+  },
+
+  toJSON(message: DownloadLine): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    if (message.counts?.length) {
+      obj.counts = message.counts.map((e) => Math.round(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DownloadLine>): DownloadLine {
+    return DownloadLine.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DownloadLine>): DownloadLine {
+    const message = createBaseDownloadLine();
+    message.key = object.key ?? "";
+    message.total = object.total ?? 0;
+    message.counts = object.counts?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseDownloadSeries(): DownloadSeries {
+  return { buckets: [], lines: [], total: 0 };
+}
+
+export const DownloadSeries: MessageFns<DownloadSeries> = {
+  encode(message: DownloadSeries, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.buckets) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.lines) {
+      DownloadLine.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(24).int64(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DownloadSeries {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDownloadSeries();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.buckets.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lines.push(DownloadLine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DownloadSeries {
+    return {
+      buckets: globalThis.Array.isArray(object?.buckets) ? object.buckets.map((e: any) => globalThis.String(e)) : [],
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => DownloadLine.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: DownloadSeries): unknown {
+    const obj: any = {};
+    if (message.buckets?.length) {
+      obj.buckets = message.buckets;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => DownloadLine.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DownloadSeries>): DownloadSeries {
+    return DownloadSeries.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DownloadSeries>): DownloadSeries {
+    const message = createBaseDownloadSeries();
+    message.buckets = object.buckets?.map((e) => e) || [];
+    message.lines = object.lines?.map((e) => DownloadLine.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetDownloadSummaryRequest(): GetDownloadSummaryRequest {
+  return { days: 0 };
+}
+
+export const GetDownloadSummaryRequest: MessageFns<GetDownloadSummaryRequest> = {
+  encode(message: GetDownloadSummaryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.days !== 0) {
+      writer.uint32(8).int32(message.days);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDownloadSummaryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDownloadSummaryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.days = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDownloadSummaryRequest {
+    return { days: isSet(object.days) ? globalThis.Number(object.days) : 0 };
+  },
+
+  toJSON(message: GetDownloadSummaryRequest): unknown {
+    const obj: any = {};
+    if (message.days !== 0) {
+      obj.days = Math.round(message.days);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetDownloadSummaryRequest>): GetDownloadSummaryRequest {
+    return GetDownloadSummaryRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetDownloadSummaryRequest>): GetDownloadSummaryRequest {
+    const message = createBaseGetDownloadSummaryRequest();
+    message.days = object.days ?? 0;
+    return message;
+  },
+};
+
+function createBasePackageDownloadTotal(): PackageDownloadTotal {
+  return { workspaceId: "", repositoryId: "", packageId: "", name: "", downloads: 0 };
+}
+
+export const PackageDownloadTotal: MessageFns<PackageDownloadTotal> = {
+  encode(message: PackageDownloadTotal, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.repositoryId !== "") {
+      writer.uint32(18).string(message.repositoryId);
+    }
+    if (message.packageId !== "") {
+      writer.uint32(26).string(message.packageId);
+    }
+    if (message.name !== "") {
+      writer.uint32(34).string(message.name);
+    }
+    if (message.downloads !== 0) {
+      writer.uint32(40).int64(message.downloads);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PackageDownloadTotal {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePackageDownloadTotal();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.packageId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.downloads = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PackageDownloadTotal {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      packageId: isSet(object.packageId)
+        ? globalThis.String(object.packageId)
+        : isSet(object.package_id)
+        ? globalThis.String(object.package_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      downloads: isSet(object.downloads) ? globalThis.Number(object.downloads) : 0,
+    };
+  },
+
+  toJSON(message: PackageDownloadTotal): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.packageId !== "") {
+      obj.packageId = message.packageId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.downloads !== 0) {
+      obj.downloads = Math.round(message.downloads);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PackageDownloadTotal>): PackageDownloadTotal {
+    return PackageDownloadTotal.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PackageDownloadTotal>): PackageDownloadTotal {
+    const message = createBasePackageDownloadTotal();
+    message.workspaceId = object.workspaceId ?? "";
+    message.repositoryId = object.repositoryId ?? "";
+    message.packageId = object.packageId ?? "";
+    message.name = object.name ?? "";
+    message.downloads = object.downloads ?? 0;
+    return message;
+  },
+};
+
+function createBaseWorkspaceDownloadTotal(): WorkspaceDownloadTotal {
+  return { workspaceId: "", downloads: 0 };
+}
+
+export const WorkspaceDownloadTotal: MessageFns<WorkspaceDownloadTotal> = {
+  encode(message: WorkspaceDownloadTotal, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workspaceId !== "") {
+      writer.uint32(10).string(message.workspaceId);
+    }
+    if (message.downloads !== 0) {
+      writer.uint32(16).int64(message.downloads);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkspaceDownloadTotal {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkspaceDownloadTotal();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.downloads = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkspaceDownloadTotal {
+    return {
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      downloads: isSet(object.downloads) ? globalThis.Number(object.downloads) : 0,
+    };
+  },
+
+  toJSON(message: WorkspaceDownloadTotal): unknown {
+    const obj: any = {};
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.downloads !== 0) {
+      obj.downloads = Math.round(message.downloads);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WorkspaceDownloadTotal>): WorkspaceDownloadTotal {
+    return WorkspaceDownloadTotal.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WorkspaceDownloadTotal>): WorkspaceDownloadTotal {
+    const message = createBaseWorkspaceDownloadTotal();
+    message.workspaceId = object.workspaceId ?? "";
+    message.downloads = object.downloads ?? 0;
+    return message;
+  },
+};
+
+function createBaseDownloadSummary(): DownloadSummary {
+  return { buckets: [], counts: [], total: 0, topPackages: [], workspaces: [] };
+}
+
+export const DownloadSummary: MessageFns<DownloadSummary> = {
+  encode(message: DownloadSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.buckets) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.counts.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.counts) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(24).int64(message.total);
+    }
+    for (const v of message.topPackages) {
+      PackageDownloadTotal.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.workspaces) {
+      WorkspaceDownloadTotal.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DownloadSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDownloadSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.buckets.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.counts.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.counts.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.topPackages.push(PackageDownloadTotal.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.workspaces.push(WorkspaceDownloadTotal.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DownloadSummary {
+    return {
+      buckets: globalThis.Array.isArray(object?.buckets) ? object.buckets.map((e: any) => globalThis.String(e)) : [],
+      counts: globalThis.Array.isArray(object?.counts) ? object.counts.map((e: any) => globalThis.Number(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      topPackages: globalThis.Array.isArray(object?.topPackages)
+        ? object.topPackages.map((e: any) => PackageDownloadTotal.fromJSON(e))
+        : globalThis.Array.isArray(object?.top_packages)
+        ? object.top_packages.map((e: any) => PackageDownloadTotal.fromJSON(e))
+        : [],
+      workspaces: globalThis.Array.isArray(object?.workspaces)
+        ? object.workspaces.map((e: any) => WorkspaceDownloadTotal.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: DownloadSummary): unknown {
+    const obj: any = {};
+    if (message.buckets?.length) {
+      obj.buckets = message.buckets;
+    }
+    if (message.counts?.length) {
+      obj.counts = message.counts.map((e) => Math.round(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    if (message.topPackages?.length) {
+      obj.topPackages = message.topPackages.map((e) => PackageDownloadTotal.toJSON(e));
+    }
+    if (message.workspaces?.length) {
+      obj.workspaces = message.workspaces.map((e) => WorkspaceDownloadTotal.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DownloadSummary>): DownloadSummary {
+    return DownloadSummary.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DownloadSummary>): DownloadSummary {
+    const message = createBaseDownloadSummary();
+    message.buckets = object.buckets?.map((e) => e) || [];
+    message.counts = object.counts?.map((e) => e) || [];
+    message.total = object.total ?? 0;
+    message.topPackages = object.topPackages?.map((e) => PackageDownloadTotal.fromPartial(e)) || [];
+    message.workspaces = object.workspaces?.map((e) => WorkspaceDownloadTotal.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Artifact owns packages: it checks, parses and stores uploads content-addressed, keeps
  * the package aggregate (PackageUploaded / PackageDeleted) and answers the package list.
@@ -1966,6 +3491,36 @@ export const ArtifactServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * One package with what its file says (description, dependencies, files, checksums)
+     * and the other versions of its name in the repository.
+     */
+    getPackage: {
+      name: "GetPackage",
+      requestType: PackageRef as typeof PackageRef,
+      requestStream: false,
+      responseType: PackageDetails as typeof PackageDetails,
+      responseStream: false,
+      options: {},
+    },
+    /** Downloads of one package per day (or hour), from delivery's PackageDownloaded events. */
+    getPackageDownloads: {
+      name: "GetPackageDownloads",
+      requestType: GetPackageDownloadsRequest as typeof GetPackageDownloadsRequest,
+      requestStream: false,
+      responseType: DownloadSeries as typeof DownloadSeries,
+      responseStream: false,
+      options: {},
+    },
+    /** The caller's downloads per day across their workspaces, with the most downloaded packages. */
+    getDownloadSummary: {
+      name: "GetDownloadSummary",
+      requestType: GetDownloadSummaryRequest as typeof GetDownloadSummaryRequest,
+      requestStream: false,
+      responseType: DownloadSummary as typeof DownloadSummary,
+      responseStream: false,
+      options: {},
+    },
   },
 } as const;
 
@@ -2009,6 +3564,21 @@ export interface ArtifactServiceImplementation<CallContextExt = {}> {
     request: ApplyRetentionRequest,
     context: CallContext & CallContextExt,
   ): Promise<DeepPartial<ApplyRetentionResponse>>;
+  /**
+   * One package with what its file says (description, dependencies, files, checksums)
+   * and the other versions of its name in the repository.
+   */
+  getPackage(request: PackageRef, context: CallContext & CallContextExt): Promise<DeepPartial<PackageDetails>>;
+  /** Downloads of one package per day (or hour), from delivery's PackageDownloaded events. */
+  getPackageDownloads(
+    request: GetPackageDownloadsRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<DownloadSeries>>;
+  /** The caller's downloads per day across their workspaces, with the most downloaded packages. */
+  getDownloadSummary(
+    request: GetDownloadSummaryRequest,
+    context: CallContext & CallContextExt,
+  ): Promise<DeepPartial<DownloadSummary>>;
 }
 
 export interface ArtifactServiceClient<CallOptionsExt = {}> {
@@ -2051,6 +3621,21 @@ export interface ArtifactServiceClient<CallOptionsExt = {}> {
     request: DeepPartial<ApplyRetentionRequest>,
     options?: CallOptions & CallOptionsExt,
   ): Promise<ApplyRetentionResponse>;
+  /**
+   * One package with what its file says (description, dependencies, files, checksums)
+   * and the other versions of its name in the repository.
+   */
+  getPackage(request: DeepPartial<PackageRef>, options?: CallOptions & CallOptionsExt): Promise<PackageDetails>;
+  /** Downloads of one package per day (or hour), from delivery's PackageDownloaded events. */
+  getPackageDownloads(
+    request: DeepPartial<GetPackageDownloadsRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<DownloadSeries>;
+  /** The caller's downloads per day across their workspaces, with the most downloaded packages. */
+  getDownloadSummary(
+    request: DeepPartial<GetDownloadSummaryRequest>,
+    options?: CallOptions & CallOptionsExt,
+  ): Promise<DownloadSummary>;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

@@ -25,8 +25,9 @@ export interface PackageUploaded {
   sha256: string;
   blobKey: string;
   /**
-   * what the index writers need, as JSON: DEB {"control":[{name,value}],"file":{size,md5,sha1,sha256,sha512}},
-   * RPM {"rpm": RpmPackage} (services/lib/formats)
+   * what the index writers need, as JSON: DEB {"control":[{name,value}],"file":{size,md5,sha1,sha256,sha512},
+   * "contents":{paths,total,note?}} (the files data.tar installs, at most 10,000 paths; absent before they
+   * were read), RPM {"rpm": RpmPackage} (services/lib/formats)
    */
   indexEntryJson: string;
   uploadedAt: string;

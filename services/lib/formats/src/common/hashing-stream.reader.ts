@@ -45,6 +45,15 @@ export class HashingStreamReader {
   }
 
   async skip(count: number, what: string): Promise<void> {
+    for await (const _skipped of this.chunks(count, what));
+  }
+
+  /**
+   * The next `count` bytes as they arrive (each already hashed), for a consumer that reads
+   * a member as a stream. A consumer that stops early has consumed what it was given:
+   * `skip` the rest.
+   */
+  async *chunks(count: number, what: string): AsyncGenerator<Buffer> {
     let left = count;
     while (left > 0) {
       if (this.pending.length === 0) {
@@ -53,8 +62,10 @@ export class HashingStreamReader {
         this.pending = chunk;
       }
       const taken = Math.min(left, this.pending.length);
+      const part = this.pending.subarray(0, taken);
       this.pending = this.pending.subarray(taken);
       left -= taken;
+      yield part;
     }
   }
 

@@ -4,6 +4,7 @@ import { extract } from 'tar-stream';
 import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from '../common/artifact-format.error';
 import { type Compression, decompressBounded } from './control-archive.decompression';
 import { HashingStreamReader } from '../common/hashing-stream.reader';
+import { type DataListingLimits, type DebContents, DEFAULT_DATA_LISTING_LIMITS, listDataArchive } from './data-archive.listing';
 import { inThreadDigester, type ParseOptions } from '../common/stream-digester';
 import { type ControlField, controlValue, parseControlFile } from './deb-control.parser';
 
@@ -24,9 +25,11 @@ export interface DebPackage {
   readonly file: DebFileDigests;
   readonly controlCompression: Compression;
   readonly dataCompression: Compression;
+  /** the files data.tar installs (bounded: see DataListingLimits) */
+  readonly contents: DebContents;
 }
 
-export interface DebParseLimits {
+export interface DebParseLimits extends DataListingLimits {
   /** Whole .deb; the HTTP layer usually enforces the upload limit already. */
   readonly maxPackageBytes: number;
   /** control.tar member as stored (compressed). */
@@ -42,6 +45,7 @@ export const DEFAULT_DEB_LIMITS: DebParseLimits = {
   maxControlMemberBytes: 4 * 1024 * 1024,
   maxControlTarBytes: 4 * 1024 * 1024,
   maxControlFileBytes: 1024 * 1024,
+  ...DEFAULT_DATA_LISTING_LIMITS,
 };
 
 const AR_MAGIC = '!<arch>\n';
@@ -84,6 +88,7 @@ async function readDeb(reader: HashingStreamReader, limits: DebParseLimits): Pro
 
   let control: { fields: ControlField[]; compression: Compression } | undefined;
   let dataCompression: Compression | undefined;
+  let contents: DebContents | undefined;
   for (let member = await readMemberHeader(reader); member; member = await readMemberHeader(reader)) {
     const controlSuffix = tarSuffix(member.name, 'control.tar');
     const dataSuffix = tarSuffix(member.name, 'data.tar');
@@ -96,7 +101,16 @@ async function readDeb(reader: HashingStreamReader, limits: DebParseLimits): Pro
       control = { fields: parseControlFile(await controlFileFrom(tar, limits.maxControlFileBytes)), compression };
     } else if (dataSuffix !== undefined && control && dataCompression === undefined) {
       dataCompression = COMPRESSION_BY_SUFFIX[dataSuffix];
-      await reader.skip(member.size + (member.size % 2), member.name);
+      let consumed = 0;
+      const body = (async function* () {
+        for await (const chunk of reader.chunks(member.size, member.name)) {
+          consumed += chunk.length;
+          yield chunk;
+        }
+      })();
+      contents = await listDataArchive(body, dataCompression, limits);
+      // the listing may stop early (its limits, a corrupt member): the digests need every byte
+      await reader.skip(member.size - consumed + (member.size % 2), member.name);
     } else if (member.name.startsWith('_')) {
       // deb(5): members starting with "_" are reserved for extensions and may be ignored.
       await reader.skip(member.size + (member.size % 2), member.name);
@@ -116,6 +130,7 @@ async function readDeb(reader: HashingStreamReader, limits: DebParseLimits): Pro
     file,
     controlCompression: control.compression,
     dataCompression,
+    contents: contents!,
   };
 }
 

@@ -15,6 +15,8 @@ export interface DebSpec {
   readonly compression?: 'gzip' | 'xz' | 'zstd' | 'none';
   /** More control fields, written after the usual ones in the order given. */
   readonly fields?: readonly (readonly [name: string, value: string])[];
+  /** More installed files: path under the root → content (besides usr/share/doc/<name>/README). */
+  readonly files?: Readonly<Record<string, string>>;
 }
 
 /** Builds a real .deb with `dpkg-deb --build`; returns the path of the file in `outDir`. */
@@ -25,6 +27,10 @@ export async function buildDeb(spec: DebSpec, outDir: string): Promise<string> {
     await mkdir(join(root, 'DEBIAN'), { recursive: true });
     await mkdir(docDir, { recursive: true });
     await writeFile(join(docDir, 'README'), `${spec.name} ${spec.version}\n`);
+    for (const [path, content] of Object.entries(spec.files ?? {})) {
+      await mkdir(join(root, path, '..'), { recursive: true });
+      await writeFile(join(root, path), content);
+    }
     await writeFile(join(root, 'DEBIAN/control'), debControl(spec));
     await mkdir(outDir, { recursive: true });
     const file = join(outDir, `${spec.name}_${spec.version.replace(/^\d+:/, '')}_${spec.arch}.deb`);
