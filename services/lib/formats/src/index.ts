@@ -17,3 +17,5 @@ export * from './yum/repodata.writer';
 export * from './yum/updateinfo.writer';
 export * from './distributions';
 export * from './common/version-order';
+export * from './deb/dsc.parser';
+export * from './apt/sources-index.writer';

@@ -282,7 +282,7 @@ export class Publisher {
     // phase 3: one event makes the generation current
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
-    const pool = built.pool.map(({ path, pkg }) => ({ path, blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256, contentType: contentTypeOf(path), package: true }));
+    const pool = built.pool.map(({ path, file }) => ({ path, ...file, contentType: contentTypeOf(path), package: true }));
     await this.decide(stream, {
       type: 'Publish',
       generation,
