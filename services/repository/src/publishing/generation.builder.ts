@@ -224,7 +224,6 @@ type AptEntry = AptIndexEntry & { key: string; text: string };
 
 /** an orig tarball shared by two revisions of a source package is one pool file */
 const uniquePaths = (pool: BuiltGeneration['pool']) => [...new Map(pool.map((entry) => [entry.path, entry])).values()];
-}
 
 /**
  * The advisories whose packages apply to `target` (their upload distribution is visible in
