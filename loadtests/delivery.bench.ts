@@ -20,6 +20,10 @@
  * running, from /proc/loadavg) sampled while the row runs. Targets (issue 18): small rows
  * and the 304 row ≥ 0.9× nginx, the 50 MB row ≥ 0.8×, p99 within 2× of nginx's; exits 1
  * when a row misses its target.
+ *
+ * Then, where radosgw is installed (services/lib/testing/src/servers), the program again
+ * with BLOBS=s3 and S3_PRESIGN_DOWNLOADS: the edge's 302s for the 50 MB package, and the
+ * package from its presigned URL (radosgw sends it) against nginx.
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -29,13 +33,15 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { REPO_ROOT, startPackyard } from '@packyard/testing';
+import { radosgwUnavailable, startRadosgw } from '@packyard/testing/servers/radosgw.server';
 
-const USAGE = `npx tsx loadtests/delivery.bench.ts [--seconds 5] [--rounds 2] [--no-build]
+const USAGE = `npx tsx loadtests/delivery.bench.ts [--seconds 5] [--rounds 2] [--no-build] [--no-s3]
   --seconds N   length of each wrk run (default 5)
   --rounds N    runs per row and server, alternating; each keeps its best (default 2)
-  --no-build    run the bundle already built instead of building it first as npm start does`;
+  --no-build    run the bundle already built instead of building it first as npm start does
+  --no-s3       leave out the presigned S3 rows (radosgw; they are skipped by themselves where it is not installed)`;
 const { values: args } = parseArgs({
-  options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, 'no-build': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, 'no-build': { type: 'boolean' }, 'no-s3': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
 });
 if (args.help) {
   console.log(USAGE);
@@ -144,13 +150,9 @@ async function wrk(url: string, headers: Record<string, string>, connections: nu
   };
 }
 
-async function startDelivery(dir: string): Promise<Published> {
-  if (!args['no-build']) {
-    console.log('building as npm start does (npm run build) …');
-    await run('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 });
-  }
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build (or leave out --no-build)`);
-  const packyard = await startPackyard({ bin: BUNDLE });
+/** the program with `env` (its blob store), after uploads through the API, once idle; `fillers` small packages make Packages.gz a real size */
+async function startDelivery(dir: string, { env = {}, fillers: fillerCount }: { env?: Record<string, string>; fillers: number }): Promise<Published> {
+  const packyard = await startPackyard({ bin: BUNDLE, env, timeoutMs: 120_000 });
   try {
     const call = async <T>(path: string, init: RequestInit & { bearer?: string } = {}): Promise<T> => {
       const response = await fetch(`${packyard.url}/api/v1${path}`, {
@@ -176,7 +178,7 @@ async function startDelivery(dir: string): Promise<Published> {
     };
     // filler packages give Packages.gz the size of a small real repository's
     const fillers = [];
-    for (let i = 0; i < FILLER_PACKAGES; i++) fillers.push(await buildPackage(dir, `bench-filler-${i}`, 64));
+    for (let i = 0; i < fillerCount; i++) fillers.push(await buildPackage(dir, `bench-filler-${i}`, 64));
     for (let i = 0; i < fillers.length; i += 10) await Promise.all(fillers.slice(i, i + 10).map((file) => upload(file)));
     await upload(await buildPackage(dir, 'bench-small', 9 * 1024), '?wait=published');
     await upload(await buildPackage(dir, 'bench-large', 50 * 1024 * 1024), '?wait=published');
@@ -280,6 +282,8 @@ interface Row {
   name: string;
   path: string;
   conditional?: boolean;
+  /** the answer is a 302 (wrk counts those with the errors) */
+  redirect?: boolean;
   /** a `Range` header: the answer must be 206 */
   range?: string;
   connections: number;
@@ -287,6 +291,12 @@ interface Row {
   throughput?: boolean;
   /** the least ratio to nginx the row must reach */
   target: number;
+}
+
+/** where one side of a row sends its requests */
+interface Target {
+  url: string;
+  authorization?: string;
 }
 
 const MiB = 1024 ** 2;
@@ -304,35 +314,106 @@ const rows = (files: Published['files']): Row[] => {
   ];
 };
 
-async function measure(server: { url: string }, row: Row, authorization: string): Promise<WrkResult> {
-  const url = `${server.url}/${row.path}`;
-  const headers: Record<string, string> = { Authorization: authorization };
+async function measure(target: Target, row: Row): Promise<WrkResult> {
+  const { url, authorization } = target;
+  const headers: Record<string, string> = authorization ? { Authorization: authorization } : {};
+  const auth: Record<string, string> = authorization ? { authorization } : {};
   if (row.conditional) {
-    const response = await fetch(url, { method: 'HEAD', headers: { authorization } });
+    const response = await fetch(url, { method: 'HEAD', headers: auth });
     headers['If-None-Match'] = response.headers.get('etag')!;
-    const check = await fetch(url, { headers: { authorization, 'if-none-match': headers['If-None-Match'] } });
+    const check = await fetch(url, { headers: { ...auth, 'if-none-match': headers['If-None-Match'] } });
     if (check.status !== 304) throw new Error(`${url} answered ${check.status} to If-None-Match`);
   }
   if (row.range) {
     headers.Range = row.range;
-    const check = await fetch(url, { headers: { authorization, range: row.range } });
+    const check = await fetch(url, { headers: { ...auth, range: row.range } });
     const length = (await check.arrayBuffer()).byteLength;
     if (check.status !== 206 || length !== MiB) throw new Error(`${url} answered ${check.status} with ${length} bytes to Range: ${row.range}`);
   }
   const result = await wrk(url, headers, row.connections);
-  if (result.non2xx > 0 && !row.conditional) throw new Error(`${url}: ${result.non2xx} responses were not 2xx/3xx`);
+  if (result.non2xx > 0 && !row.conditional && !row.redirect) throw new Error(`${url}: ${result.non2xx} responses were not 2xx/3xx`);
   return result;
 }
 
 const format = (row: Row, result: WrkResult) =>
   `${row.throughput ? `${(result.bytesPerSecond / MiB).toFixed(0).padStart(7)} MB/s ` : `${result.requestsPerSecond.toFixed(0).padStart(7)} req/s`}  p50 ${result.p50Ms.toFixed(2).padStart(7)} ms  p99 ${result.p99Ms.toFixed(2).padStart(7)} ms`;
 
+/** runs a row on both sides, alternating, and prints it; returns whether it met its targets (no nginx side: only printed) */
+async function compare(row: Row, ours: Target, theirs: Target | undefined): Promise<boolean> {
+  const best = (a: WrkResult | undefined, b: WrkResult) => (!a || (row.throughput ? b.bytesPerSecond > a.bytesPerSecond : b.requestsPerSecond > a.requestsPerSecond) ? b : a);
+  let ourBest: WrkResult | undefined;
+  let theirBest: WrkResult | undefined;
+  const loadBefore = loadavg()[0];
+  const { meanRunning, maxRunning } = await runQueueDuring(
+    (async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        ourBest = best(ourBest, await measure(ours, row));
+        if (theirs) theirBest = best(theirBest, await measure(theirs, row));
+      }
+    })(),
+  );
+  console.log(`${row.name} (-c${row.connections})`);
+  console.log(`  delivery  ${format(row, ourBest!)}`);
+  let met = true;
+  if (theirBest) {
+    const ratio = row.throughput ? ourBest!.bytesPerSecond / theirBest.bytesPerSecond : ourBest!.requestsPerSecond / theirBest.requestsPerSecond;
+    const p99Ratio = ourBest!.p99Ms / theirBest.p99Ms;
+    met = ratio >= row.target && p99Ratio <= 2;
+    console.log(`  nginx     ${format(row, theirBest)}`);
+    console.log(`  ratio     ${ratio.toFixed(2)}x, p99 ${p99Ratio.toFixed(1)}x nginx's ${met ? '(targets met' : '(BELOW the targets'}: ≥ ${row.target}x, p99 ≤ 2x)`);
+  }
+  console.log(`  load      ${loadBefore.toFixed(2)} before; run queue ${meanRunning.toFixed(1)} mean, ${maxRunning} max during\n`);
+  return met;
+}
+
+/**
+ * BLOBS=s3 with S3_PRESIGN_DOWNLOADS on radosgw: the edge answers a package with a 302 to a
+ * presigned URL and the object store sends the bytes. Two rows: the edge's 302s, and the
+ * 50 MB package fetched from the presigned URL against nginx sending it.
+ */
+async function presignedRows(dir: string, nginxUrl: string): Promise<boolean> {
+  const unavailable = radosgwUnavailable();
+  if (unavailable) {
+    console.log(`presigned S3 rows skipped: ${unavailable}\n`);
+    return true;
+  }
+  const radosgw = await startRadosgw({ dir: join(dir, 'radosgw') });
+  try {
+    await mkdir(join(dir, 'delivery-s3'));
+    const env = { BLOBS: 's3', S3_ENDPOINT: radosgw.endpoint, S3_ACCESS_KEY: radosgw.accessKey, S3_SECRET_KEY: radosgw.secretKey, S3_BUCKET: 'packyard-bench', S3_PRESIGN_DOWNLOADS: 'true' };
+    const delivery = await startDelivery(join(dir, 'delivery-s3'), { env, fillers: 0 });
+    try {
+      const packageUrl = `${delivery.url}/${delivery.files.large.path}`;
+      const redirect = await fetch(packageUrl, { headers: { authorization: delivery.authorization }, redirect: 'manual' });
+      const location = redirect.headers.get('location');
+      if (redirect.status !== 302 || !location) throw new Error(`${packageUrl} answered ${redirect.status} with BLOBS=s3 and S3_PRESIGN_DOWNLOADS, not a redirect`);
+      const megabytes = Math.round(delivery.files.large.bytes.length / MiB);
+      const answers = await compare({ name: `BLOBS=s3: the edge's 302 for the ${megabytes} MB package (no nginx counterpart)`, path: '', redirect: true, connections: 64, target: 0 }, { url: packageUrl, authorization: delivery.authorization }, undefined);
+      const bytes = await compare(
+        { name: `BLOBS=s3: package ${megabytes} MB from its presigned URL (radosgw) against nginx`, path: '', connections: 8, throughput: true, target: 0.8 },
+        { url: location },
+        { url: `${nginxUrl}/${delivery.files.large.path}`, authorization: delivery.authorization },
+      );
+      return answers && bytes;
+    } finally {
+      await delivery.close();
+    }
+  } finally {
+    await radosgw.stop();
+  }
+}
+
 async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'packyard-delivery-bench-'));
   // nginx's workers run as nobody: they must be able to read the files and htpasswd
   await chmod(dir, 0o755);
   await mkdir(join(dir, 'delivery'));
-  const delivery = await startDelivery(join(dir, 'delivery'));
+  if (!args['no-build']) {
+    console.log('building as npm start does (npm run build) …');
+    await run('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 });
+  }
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build (or leave out --no-build)`);
+  const delivery = await startDelivery(join(dir, 'delivery'), { fillers: FILLER_PACKAGES });
   const nginx = await startNginx(join(dir, 'nginx'), delivery).catch(async (error) => {
     await delivery.close();
     throw error;
@@ -344,29 +425,12 @@ async function main() {
     // the JIT warms up on the edge before anything is measured
     await wrk(`${delivery.url}/${delivery.files.inRelease.path}`, { Authorization: delivery.authorization }, 64);
     for (const row of rows(delivery.files)) {
-      const best = (a: WrkResult | undefined, b: WrkResult) => (!a || (row.throughput ? b.bytesPerSecond > a.bytesPerSecond : b.requestsPerSecond > a.requestsPerSecond) ? b : a);
-      let ours: WrkResult | undefined;
-      let theirs: WrkResult | undefined;
-      const loadBefore = loadavg()[0];
-      const { meanRunning, maxRunning } = await runQueueDuring(
-        (async () => {
-          for (let round = 0; round < ROUNDS; round++) {
-            ours = best(ours, await measure(delivery, row, delivery.authorization));
-            theirs = best(theirs, await measure(nginx, row, delivery.authorization));
-          }
-        })(),
-      );
-      if (!ours || !theirs) throw new Error('no round ran');
-      const ratio = row.throughput ? ours.bytesPerSecond / theirs.bytesPerSecond : ours.requestsPerSecond / theirs.requestsPerSecond;
-      const p99Ratio = ours.p99Ms / theirs.p99Ms;
-      const met = ratio >= row.target && p99Ratio <= 2;
+      const met = await compare(row, { url: `${delivery.url}/${row.path}`, authorization: delivery.authorization }, { url: `${nginx.url}/${row.path}`, authorization: delivery.authorization });
       failed ||= !met;
-      console.log(`${row.name} (-c${row.connections})`);
-      console.log(`  delivery  ${format(row, ours)}`);
-      console.log(`  nginx     ${format(row, theirs)}`);
-      console.log(`  ratio     ${ratio.toFixed(2)}x, p99 ${p99Ratio.toFixed(1)}x nginx's ${met ? '(targets met' : '(BELOW the targets'}: ≥ ${row.target}x, p99 ≤ 2x)`);
-      console.log(`  load      ${loadBefore.toFixed(2)} before; run queue ${meanRunning.toFixed(1)} mean, ${maxRunning} max during\n`);
     }
+    // the filesystem program stops first: two programs idling beside each other are not idle
+    await delivery.close();
+    if (!args['no-s3']) failed = !(await presignedRows(dir, nginx.url)) || failed;
   } finally {
     await nginx.close();
     await delivery.close();
