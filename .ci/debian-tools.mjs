@@ -27,7 +27,7 @@ export const DEBIAN_TOOLS = {
   'xz-utils': '.deb members compressed with xz',
   gnupg: 'signature checks',
   gpgv: 'signature checks (what apt runs)',
-  'dpkg-dev': 'reference .deb files (dpkg-deb, dpkg-scanpackages)',
+  'dpkg-dev': 'reference .deb files and source packages (dpkg-deb, dpkg-source, dpkg-scanpackages)',
   'ca-certificates': 'HTTPS to the Debian archive',
   curl: 'the upload benchmark',
   radosgw: 'the S3 adapter on Ceph radosgw (services/lib/testing/src/servers)',

@@ -1,31 +1,62 @@
 /**
  * Delivery edge against nginx: the same published files, the same load generator (wrk),
  * the same HTTP Basic credentials, in one run.
- * Run: npx tsx loadtests/delivery.bench.ts   (BENCH_SECONDS=5 per run, BENCH_ROUNDS=2 runs per row and server)
+ * Run: npx tsx loadtests/delivery.bench.ts [--seconds 5] [--rounds 2] [--no-build]   (--help)
  *
- * Delivery: the real single-node program (startPackyard), a DEB repository with a
- * repository token, 200 small packages, a 10 KB and a 50 MB package uploaded through the API and published
- * by the pipeline; the token is checked by the token module (its verdict cached by the
- * edge). nginx: Debian's package, own config on 127.0.0.1 in a temp dir, `auth_basic`
- * with an {SSHA} htpasswd entry for the same token, serving the files downloaded from
- * delivery under the same paths.
+ * Delivery: the whole single-node program as `npm start` runs it (it builds first, as
+ * `npm start` does, and runs the bundle services/server/dist/main.mjs), a DEB repository
+ * with a repository token, 200 small packages, a 10 KB and a 50 MB package uploaded through
+ * the API and published by the pipeline; the token is checked by the token module (its
+ * verdict cached by the edge). Nothing is measured before the program has gone idle: its
+ * CPU time, read from /proc, stays under 5% of a core for 3 s in a row. nginx: Debian's
+ * package, own config on 127.0.0.1 in a temp dir, `auth_basic` with an {SSHA} htpasswd
+ * entry for the same token, serving the files downloaded from delivery under the same paths.
  *
- * Rows: InRelease, Packages.gz, the 10 KB package, 304 for If-None-Match (InRelease) and
- * the 50 MB package (MB/s). wrk -t2 -c64 for every row but the 50 MB one (-t2 -c8).
+ * Rows: InRelease, Packages.gz, the 10 KB package, 304 for If-None-Match (InRelease),
+ * InRelease with 1,000 connections, a 1 MiB `Range` out of the middle of the 50 MB package
+ * (206, as apt asks when it resumes) and the whole 50 MB package (MB/s). Each row prints
+ * throughput, p50 and p99 latency (wrk --latency) of both servers, the ratio to nginx, and
+ * the machine's load: the 1-minute load average before the row, and the run queue (tasks
+ * running, from /proc/loadavg) sampled while the row runs. Targets (issue 18): small rows
+ * and the 304 row ≥ 0.9× nginx, the 50 MB row ≥ 0.8×, p99 within 2× of nginx's; exits 1
+ * when a row misses its target.
+ *
+ * Then, where radosgw is installed (services/lib/testing/src/servers), the program again
+ * with BLOBS=s3 and S3_PRESIGN_DOWNLOADS: the edge's 302s for the 50 MB package, and the
+ * package from its presigned URL (radosgw sends it) against nginx.
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import { startPackyard } from '@packyard/testing';
+import { parseArgs, promisify } from 'node:util';
+import { REPO_ROOT, startPackyard } from '@packyard/testing';
+import { radosgwUnavailable, startRadosgw } from '@packyard/testing/servers/radosgw.server';
 
+const USAGE = `npx tsx loadtests/delivery.bench.ts [--seconds 5] [--rounds 2] [--no-build] [--no-s3]
+  --seconds N   length of each wrk run (default 5)
+  --rounds N    runs per row and server, alternating; each keeps its best (default 2)
+  --no-build    run the bundle already built instead of building it first as npm start does
+  --no-s3       leave out the presigned S3 rows (radosgw; they are skipped by themselves where it is not installed)`;
+const { values: args } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, 'no-build': { type: 'boolean' }, 'no-s3': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+});
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const run = promisify(execFile);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SECONDS = Number(args.seconds);
 // rows alternate between the servers and each keeps its best round: on a shared machine a
 // burst of someone else's work then cannot decide a row against one side only
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(args.rounds);
+if (!(SECONDS >= 1) || !(ROUNDS >= 1)) {
+  console.error(`--seconds and --rounds must be at least 1\n${USAGE}`);
+  process.exit(2);
+}
+const BUNDLE = join(REPO_ROOT, 'services/server/dist/main.mjs');
 const REPOSITORY = '/deb/bench/tools/debian';
 const FILLER_PACKAGES = 200;
 
@@ -41,17 +72,43 @@ async function buildPackage(dir: string, name: string, bytes: number): Promise<s
   return file;
 }
 
-/** waits (at most 60 s) until the process uses under a fifth of a core: the pipeline's follow-up work is done */
-async function untilIdle(pid: number): Promise<void> {
+const IDLE_SECONDS = 3;
+// clock ticks are 1/100 s: 5 ticks in a second is 5% of a core
+const IDLE_TICKS_PER_SECOND = 5;
+
+/**
+ * Waits (at most 180 s) until the process has used under 5% of a core for 3 s in a row:
+ * the pipeline's follow-up work (indices, signing, projections) is done. Returns the CPU
+ * share of its last second and how long it took.
+ */
+async function untilIdle(pid: number): Promise<{ cpuPercent: number; seconds: number; idle: boolean }> {
   const cpuTicks = async () => {
     const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+    // utime and stime
     return Number(fields[11]) + Number(fields[12]);
   };
-  for (let second = 0; second < 60; second++) {
+  let quietSeconds = 0;
+  let ticks = 0;
+  for (let second = 1; second <= 180; second++) {
     const before = await cpuTicks();
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    // clock ticks are 1/100 s
-    if ((await cpuTicks()) - before < 20) return;
+    ticks = (await cpuTicks()) - before;
+    quietSeconds = ticks < IDLE_TICKS_PER_SECOND ? quietSeconds + 1 : 0;
+    if (quietSeconds >= IDLE_SECONDS) return { cpuPercent: ticks, seconds: second, idle: true };
+  }
+  return { cpuPercent: ticks, seconds: 180, idle: false };
+}
+
+/** the run queue (tasks running now, over all cores), sampled every 250 ms until `until` settles */
+async function runQueueDuring<T>(until: Promise<T>): Promise<{ result: T; meanRunning: number; maxRunning: number }> {
+  const samples: number[] = [];
+  const sample = async () => samples.push(Number((await readFile('/proc/loadavg', 'utf8')).split(' ')[3].split('/')[0]));
+  const timer = setInterval(() => void sample(), 250);
+  try {
+    const result = await until;
+    return { result, meanRunning: samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length), maxRunning: Math.max(0, ...samples) };
+  } finally {
+    clearInterval(timer);
   }
 }
 
@@ -93,8 +150,9 @@ async function wrk(url: string, headers: Record<string, string>, connections: nu
   };
 }
 
-async function startDelivery(dir: string): Promise<Published> {
-  const packyard = await startPackyard();
+/** the program with `env` (its blob store), after uploads through the API, once idle; `fillers` small packages make Packages.gz a real size */
+async function startDelivery(dir: string, { env = {}, fillers: fillerCount }: { env?: Record<string, string>; fillers: number }): Promise<Published> {
+  const packyard = await startPackyard({ bin: BUNDLE, env, timeoutMs: 120_000 });
   try {
     const call = async <T>(path: string, init: RequestInit & { bearer?: string } = {}): Promise<T> => {
       const response = await fetch(`${packyard.url}/api/v1${path}`, {
@@ -120,7 +178,7 @@ async function startDelivery(dir: string): Promise<Published> {
     };
     // filler packages give Packages.gz the size of a small real repository's
     const fillers = [];
-    for (let i = 0; i < FILLER_PACKAGES; i++) fillers.push(await buildPackage(dir, `bench-filler-${i}`, 64));
+    for (let i = 0; i < fillerCount; i++) fillers.push(await buildPackage(dir, `bench-filler-${i}`, 64));
     for (let i = 0; i < fillers.length; i += 10) await Promise.all(fillers.slice(i, i + 10).map((file) => upload(file)));
     await upload(await buildPackage(dir, 'bench-small', 9 * 1024), '?wait=published');
     await upload(await buildPackage(dir, 'bench-large', 50 * 1024 * 1024), '?wait=published');
@@ -149,7 +207,12 @@ async function startDelivery(dir: string): Promise<Published> {
       small: { path: poolPath('bench-small'), bytes: await fetchFile(poolPath('bench-small')) },
       large: { path: poolPath('bench-large'), bytes: await fetchFile(poolPath('bench-large')) },
     };
-    await untilIdle(packyard.child.pid!);
+    const idle = await untilIdle(packyard.child.pid!);
+    console.log(
+      idle.idle
+        ? `program idle after ${idle.seconds} s (under ${IDLE_TICKS_PER_SECOND}% of a core for ${IDLE_SECONDS} s; last second ${idle.cpuPercent}%)`
+        : `program NOT idle after ${idle.seconds} s (last second ${idle.cpuPercent}% of a core): measuring anyway`,
+    );
     return { url, authorization, token, files, close: () => packyard.dispose() };
   } catch (error) {
     await packyard.dispose();
@@ -219,68 +282,156 @@ interface Row {
   name: string;
   path: string;
   conditional?: boolean;
+  /** the answer is a 302 (wrk counts those with the errors) */
+  redirect?: boolean;
+  /** a `Range` header: the answer must be 206 */
+  range?: string;
   connections: number;
+  /** compared by bytes per second rather than requests per second */
   throughput?: boolean;
+  /** the least ratio to nginx the row must reach */
+  target: number;
 }
 
-const rows = (files: Published['files']): Row[] => [
-  { name: `InRelease (${(files.inRelease.bytes.length / 1024).toFixed(1)} KB)`, path: files.inRelease.path, connections: 64 },
-  { name: `Packages.gz (${(files.packagesGz.bytes.length / 1024).toFixed(1)} KB)`, path: files.packagesGz.path, connections: 64 },
-  { name: `package ${Math.round(files.small.bytes.length / 1024)} KB`, path: files.small.path, connections: 64 },
-  { name: '304 If-None-Match (InRelease)', path: files.inRelease.path, conditional: true, connections: 64 },
-  { name: `package ${Math.round(files.large.bytes.length / 1024 ** 2)} MB`, path: files.large.path, connections: 8, throughput: true },
-];
+/** where one side of a row sends its requests */
+interface Target {
+  url: string;
+  authorization?: string;
+}
 
-async function measure(server: { url: string }, row: Row, authorization: string): Promise<WrkResult> {
-  const url = `${server.url}/${row.path}`;
-  const headers: Record<string, string> = { Authorization: authorization };
+const MiB = 1024 ** 2;
+
+const rows = (files: Published['files']): Row[] => {
+  const rangeStart = Math.floor(files.large.bytes.length / 2);
+  return [
+    { name: `InRelease (${(files.inRelease.bytes.length / 1024).toFixed(1)} KB)`, path: files.inRelease.path, connections: 64, target: 0.9 },
+    { name: `Packages.gz (${(files.packagesGz.bytes.length / 1024).toFixed(1)} KB)`, path: files.packagesGz.path, connections: 64, target: 0.9 },
+    { name: `package ${Math.round(files.small.bytes.length / 1024)} KB`, path: files.small.path, connections: 64, target: 0.9 },
+    { name: '304 If-None-Match (InRelease)', path: files.inRelease.path, conditional: true, connections: 64, target: 0.9 },
+    { name: 'InRelease, 1,000 connections', path: files.inRelease.path, connections: 1000, target: 0.9 },
+    { name: `Range: 1 MiB out of the ${Math.round(files.large.bytes.length / MiB)} MB package`, path: files.large.path, range: `bytes=${rangeStart}-${rangeStart + MiB - 1}`, connections: 8, target: 0.8 },
+    { name: `package ${Math.round(files.large.bytes.length / MiB)} MB`, path: files.large.path, connections: 8, throughput: true, target: 0.8 },
+  ];
+};
+
+async function measure(target: Target, row: Row): Promise<WrkResult> {
+  const { url, authorization } = target;
+  const headers: Record<string, string> = authorization ? { Authorization: authorization } : {};
+  const auth: Record<string, string> = authorization ? { authorization } : {};
   if (row.conditional) {
-    const response = await fetch(url, { method: 'HEAD', headers: { authorization } });
+    const response = await fetch(url, { method: 'HEAD', headers: auth });
     headers['If-None-Match'] = response.headers.get('etag')!;
-    const check = await fetch(url, { headers: { authorization, 'if-none-match': headers['If-None-Match'] } });
+    const check = await fetch(url, { headers: { ...auth, 'if-none-match': headers['If-None-Match'] } });
     if (check.status !== 304) throw new Error(`${url} answered ${check.status} to If-None-Match`);
   }
+  if (row.range) {
+    headers.Range = row.range;
+    const check = await fetch(url, { headers: { ...auth, range: row.range } });
+    const length = (await check.arrayBuffer()).byteLength;
+    if (check.status !== 206 || length !== MiB) throw new Error(`${url} answered ${check.status} with ${length} bytes to Range: ${row.range}`);
+  }
   const result = await wrk(url, headers, row.connections);
-  if (result.non2xx > 0 && !row.conditional) throw new Error(`${url}: ${result.non2xx} responses were not 2xx/3xx`);
+  if (result.non2xx > 0 && !row.conditional && !row.redirect) throw new Error(`${url}: ${result.non2xx} responses were not 2xx/3xx`);
   return result;
 }
 
 const format = (row: Row, result: WrkResult) =>
-  row.throughput
-    ? `${(result.bytesPerSecond / 1024 ** 2).toFixed(0).padStart(7)} MB/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms  p99 ${result.p99Ms.toFixed(2).padStart(7)} ms`
-    : `${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2).padStart(7)} ms  p99 ${result.p99Ms.toFixed(2).padStart(7)} ms`;
+  `${row.throughput ? `${(result.bytesPerSecond / MiB).toFixed(0).padStart(7)} MB/s ` : `${result.requestsPerSecond.toFixed(0).padStart(7)} req/s`}  p50 ${result.p50Ms.toFixed(2).padStart(7)} ms  p99 ${result.p99Ms.toFixed(2).padStart(7)} ms`;
+
+/** runs a row on both sides, alternating, and prints it; returns whether it met its targets (no nginx side: only printed) */
+async function compare(row: Row, ours: Target, theirs: Target | undefined): Promise<boolean> {
+  const best = (a: WrkResult | undefined, b: WrkResult) => (!a || (row.throughput ? b.bytesPerSecond > a.bytesPerSecond : b.requestsPerSecond > a.requestsPerSecond) ? b : a);
+  let ourBest: WrkResult | undefined;
+  let theirBest: WrkResult | undefined;
+  const loadBefore = loadavg()[0];
+  const { meanRunning, maxRunning } = await runQueueDuring(
+    (async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        ourBest = best(ourBest, await measure(ours, row));
+        if (theirs) theirBest = best(theirBest, await measure(theirs, row));
+      }
+    })(),
+  );
+  console.log(`${row.name} (-c${row.connections})`);
+  console.log(`  delivery  ${format(row, ourBest!)}`);
+  let met = true;
+  if (theirBest) {
+    const ratio = row.throughput ? ourBest!.bytesPerSecond / theirBest.bytesPerSecond : ourBest!.requestsPerSecond / theirBest.requestsPerSecond;
+    const p99Ratio = ourBest!.p99Ms / theirBest.p99Ms;
+    met = ratio >= row.target && p99Ratio <= 2;
+    console.log(`  nginx     ${format(row, theirBest)}`);
+    console.log(`  ratio     ${ratio.toFixed(2)}x, p99 ${p99Ratio.toFixed(1)}x nginx's ${met ? '(targets met' : '(BELOW the targets'}: ≥ ${row.target}x, p99 ≤ 2x)`);
+  }
+  console.log(`  load      ${loadBefore.toFixed(2)} before; run queue ${meanRunning.toFixed(1)} mean, ${maxRunning} max during\n`);
+  return met;
+}
+
+/**
+ * BLOBS=s3 with S3_PRESIGN_DOWNLOADS on radosgw: the edge answers a package with a 302 to a
+ * presigned URL and the object store sends the bytes. Two rows: the edge's 302s, and the
+ * 50 MB package fetched from the presigned URL against nginx sending it.
+ */
+async function presignedRows(dir: string, nginx: Target, nginxFiles: Published['files']): Promise<boolean> {
+  const unavailable = radosgwUnavailable();
+  if (unavailable) {
+    console.log(`presigned S3 rows skipped: ${unavailable}\n`);
+    return true;
+  }
+  const radosgw = await startRadosgw({ dir: join(dir, 'radosgw') });
+  try {
+    await mkdir(join(dir, 'delivery-s3'));
+    const env = { BLOBS: 's3', S3_ENDPOINT: radosgw.endpoint, S3_ACCESS_KEY: radosgw.accessKey, S3_SECRET_KEY: radosgw.secretKey, S3_BUCKET: 'packyard-bench', S3_PRESIGN_DOWNLOADS: 'true' };
+    const delivery = await startDelivery(join(dir, 'delivery-s3'), { env, fillers: 0 });
+    try {
+      const packageUrl = `${delivery.url}/${delivery.files.large.path}`;
+      const redirect = await fetch(packageUrl, { headers: { authorization: delivery.authorization }, redirect: 'manual' });
+      const location = redirect.headers.get('location');
+      if (redirect.status !== 302 || !location) throw new Error(`${packageUrl} answered ${redirect.status} with BLOBS=s3 and S3_PRESIGN_DOWNLOADS, not a redirect`);
+      const megabytes = Math.round(delivery.files.large.bytes.length / MiB);
+      const answers = await compare({ name: `BLOBS=s3: the edge's 302 for the ${megabytes} MB package (no nginx counterpart)`, path: '', redirect: true, connections: 64, target: 0 }, { url: packageUrl, authorization: delivery.authorization }, undefined);
+      const bytes = await compare(
+        { name: `BLOBS=s3: package ${megabytes} MB from its presigned URL (radosgw) against nginx`, path: '', connections: 8, throughput: true, target: 0.8 },
+        { url: location },
+        // nginx's htpasswd holds the first program's token, and its 50 MB package is that program's (the same size)
+        { url: `${nginx.url}/${nginxFiles.large.path}`, authorization: nginx.authorization },
+      );
+      return answers && bytes;
+    } finally {
+      await delivery.close();
+    }
+  } finally {
+    await radosgw.stop();
+  }
+}
 
 async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'packyard-delivery-bench-'));
   // nginx's workers run as nobody: they must be able to read the files and htpasswd
   await chmod(dir, 0o755);
   await mkdir(join(dir, 'delivery'));
-  const delivery = await startDelivery(join(dir, 'delivery'));
+  if (!args['no-build']) {
+    console.log('building as npm start does (npm run build) …');
+    await run('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 });
+  }
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build (or leave out --no-build)`);
+  const delivery = await startDelivery(join(dir, 'delivery'), { fillers: FILLER_PACKAGES });
   const nginx = await startNginx(join(dir, 'nginx'), delivery).catch(async (error) => {
     await delivery.close();
     throw error;
   });
   let failed = false;
   try {
-    console.log(`wrk -t2, best of ${ROUNDS} runs of ${SECONDS}s per row and server; HTTP Basic with the same repository token on both\n`);
+    console.log(`wrk -t2, best of ${ROUNDS} runs of ${SECONDS}s per row and server, alternating; HTTP Basic with the same repository token on both`);
+    console.log(`machine: ${availableParallelism()} cores; load is the 1-minute load average before the row and the run queue (tasks running) while it ran\n`);
     // the JIT warms up on the edge before anything is measured
     await wrk(`${delivery.url}/${delivery.files.inRelease.path}`, { Authorization: delivery.authorization }, 64);
     for (const row of rows(delivery.files)) {
-      const best = (a: WrkResult | undefined, b: WrkResult) => (!a || (row.throughput ? b.bytesPerSecond > a.bytesPerSecond : b.requestsPerSecond > a.requestsPerSecond) ? b : a);
-      let ours: WrkResult | undefined;
-      let theirs: WrkResult | undefined;
-      for (let round = 0; round < ROUNDS; round++) {
-        ours = best(ours, await measure(delivery, row, delivery.authorization));
-        theirs = best(theirs, await measure(nginx, row, delivery.authorization));
-      }
-      if (!ours || !theirs) throw new Error('BENCH_ROUNDS must be at least 1');
-      const ratio = row.throughput ? ours.bytesPerSecond / theirs.bytesPerSecond : ours.requestsPerSecond / theirs.requestsPerSecond;
-      failed ||= ratio < 0.5;
-      console.log(`${row.name} (-c${row.connections})`);
-      console.log(`  delivery  ${format(row, ours)}`);
-      console.log(`  nginx     ${format(row, theirs)}`);
-      console.log(`  ratio     ${ratio.toFixed(2)}x ${ratio >= 0.5 ? '(target ≥ 0.5x met)' : '(BELOW the 0.5x target)'}\n`);
+      const met = await compare(row, { url: `${delivery.url}/${row.path}`, authorization: delivery.authorization }, { url: `${nginx.url}/${row.path}`, authorization: delivery.authorization });
+      failed ||= !met;
     }
+    // the filesystem program stops first: two programs idling beside each other are not idle
+    await delivery.close();
+    if (!args['no-s3']) failed = !(await presignedRows(dir, { url: nginx.url, authorization: delivery.authorization }, delivery.files)) || failed;
   } finally {
     await nginx.close();
     await delivery.close();

@@ -82,7 +82,7 @@ async function uploadedEvent(file: string, kind: 'DEB' | 'RPM', repositoryId: st
   const sha256 = JSON.parse(identity.indexEntryJson)[kind === 'DEB' ? 'file' : 'rpm'].file?.sha256 ?? randomBytes(32).toString('hex');
   return {
     packageId: randomUUID(), repositoryId, workspaceId: 'bench-workspace', ownerId: 'bench-owner', kind, distribution, ...identity,
-    sizeBytes: 1, sha256, blobKey: `packages/${repositoryId}/sha256/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`, uploadedAt: new Date().toISOString(),
+    sizeBytes: 1, sha256, blobKey: `packages/${repositoryId}/sha256/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`, uploadedAt: new Date().toISOString(), sourceFiles: [],
   };
 }
 

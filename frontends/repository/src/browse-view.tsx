@@ -1,4 +1,4 @@
-import { Card, CopyButton, EmptyState, type Repository, Spinner } from '@packyard/console-kit';
+import { Alert, Card, CopyButton, EmptyState, type Repository, Spinner } from '@packyard/console-kit';
 import { Link } from 'react-router-dom';
 import { PackageCells, PackageColumnHeaders } from './package-cells';
 import { distributionEntryPoint, packagesIn } from './repository-rules';
@@ -16,9 +16,7 @@ export function BrowseView({ workspaceId, repository }: { workspaceId: string; r
   if (snippets.isPending || packages.isPending) return <Spinner label="Loading the published repository" />;
   if (snippets.isError || packages.isError) {
     return (
-      <p className="pk-alert" role="alert">
-        {(snippets.error ?? packages.error)?.message}
-      </p>
+      <Alert>{(snippets.error ?? packages.error)?.message}</Alert>
     );
   }
   const { repositoryUrl, distributions } = snippets.data;

@@ -1,19 +1,20 @@
 import {
   accountPasswordProblem,
+  Alert,
   Badge,
   Button,
   Card,
   Dialog,
   EmptyState,
-  ErrorPanel,
   errorMessage,
+  ErrorPanel,
   Field,
   formatDate,
   Skeleton,
-  type UserSession,
   useChangePassword,
   useRevokeOtherSessions,
   useRevokeSession,
+  type UserSession,
   useUserSecurity,
   useUserSessions,
 } from '@packyard/console-kit';
@@ -55,9 +56,7 @@ function ChangePasswordDialog({ open, onClose, onChanged }: { open: boolean; onC
     <Dialog open={open} onClose={close} title="Change Password" description="Every other signed-in session is signed out; this one stays signed in.">
       <form className="pk-form" onSubmit={submit}>
         {shown && (
-          <div className="pk-alert" role="alert">
-            {shown}
-          </div>
+          <Alert>{shown}</Alert>
         )}
         <Field label="Current password" type="password" name="currentPassword" autoComplete="current-password" value={currentPassword} onChange={(event) => setCurrentPassword(event.target.value)} />
         <Field label="New password" type="password" name="newPassword" autoComplete="new-password" required value={newPassword} onChange={(event) => setNewPassword(event.target.value)} />
@@ -88,9 +87,7 @@ function SessionRow({ session }: { session: UserSession }) {
           <span>Last active {formatDate(session.lastUsedAt)}</span>
         </div>
         {revoke.isError && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(revoke.error, 'Could not sign this session out')}
-          </div>
+          <Alert>{errorMessage(revoke.error, 'Could not sign this session out')}</Alert>
         )}
       </div>
       {!session.current && (
@@ -124,9 +121,7 @@ function SessionsDialog({ open, onClose }: { open: boolean; onClose: () => void 
       }
     >
       {revokeOthers.isError && (
-        <div className="pk-alert" role="alert">
-          {errorMessage(revokeOthers.error, 'Could not sign the other sessions out')}
-        </div>
+        <Alert>{errorMessage(revokeOthers.error, 'Could not sign the other sessions out')}</Alert>
       )}
       {sessions.isPending ? (
         <Skeleton height={80} />

@@ -1,4 +1,5 @@
 import {
+  Alert,
   applyTheme,
   Badge,
   Button,
@@ -7,8 +8,8 @@ import {
   CopyButton,
   Dialog,
   EmptyState,
-  ErrorPanel,
   errorMessage,
+  ErrorPanel,
   Field,
   formatDate,
   IconButton,
@@ -21,12 +22,12 @@ import {
   Tabs,
   type Theme,
   type TokenScope,
-  type UserProfile,
   useCreateUserToken,
   useDeleteAccount,
   useDeleteUserToken,
   useExportData,
   useProfile,
+  type UserProfile,
   useUpdateProfile,
   useUserTokens,
 } from '@packyard/console-kit';
@@ -80,9 +81,7 @@ function ProfileTab({ profile }: { profile: UserProfile }) {
       <p className="pk-card__subtitle">How you appear and how the console looks for you.</p>
       <form className="pk-form" onSubmit={submit}>
         {failure && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(failure, 'Could not save your profile')}
-          </div>
+          <Alert>{errorMessage(failure, 'Could not save your profile')}</Alert>
         )}
         <Field label="Email" type="email" value={form.email} readOnly hint="Email cannot be changed. Contact support if needed." />
         <Field label="Display Name" name="name" value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} />
@@ -122,9 +121,7 @@ function NotificationsTab({ profile }: { profile: UserProfile }) {
       <p className="pk-card__subtitle">Choose what we tell you about.</p>
       <form className="pk-form" onSubmit={submit}>
         {update.isError && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(update.error, 'Could not save your preferences')}
-          </div>
+          <Alert>{errorMessage(update.error, 'Could not save your preferences')}</Alert>
         )}
         <Checkbox label="Email notifications" description="Uploads, failed index builds and account changes." checked={form.emailNotifications} onChange={(event) => setForm({ ...form, emailNotifications: event.target.checked })} />
         <Checkbox label="Push notifications" description="Alerts in your browser." checked={form.pushNotifications} onChange={(event) => setForm({ ...form, pushNotifications: event.target.checked })} />
@@ -167,9 +164,7 @@ function CreateKeyDialog({ open, onClose, onCreated }: { open: boolean; onClose:
     <Dialog open={open} onClose={close} title="Create API Key" description="An API key acts as you on the API (Authorization: Bearer) and, with read, for apt and dnf, within its scopes.">
       <form className="pk-form" onSubmit={submit}>
         {create.isError && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(create.error, 'Could not create the API key')}
-          </div>
+          <Alert>{errorMessage(create.error, 'Could not create the API key')}</Alert>
         )}
         <Field label="Key Name" name="name" placeholder="e.g. laptop" required value={name} onChange={(event) => setName(event.target.value)} />
         <ScopeCheckboxes scopes={scopes} onChange={setScopes} />
@@ -268,9 +263,7 @@ function DeleteAccountDialog({ open, onClose }: { open: boolean; onClose: () => 
           them can no longer install from your repositories. This cannot be undone.
         </div>
         {deleteAccount.isError && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(deleteAccount.error, 'Could not delete your account')}
-          </div>
+          <Alert>{errorMessage(deleteAccount.error, 'Could not delete your account')}</Alert>
         )}
         <Field
           label="Password"
@@ -308,9 +301,7 @@ function DangerZoneTab() {
               Download a JSON file of your profile, workspaces, repositories and the metadata of their packages.
             </p>
             {exportData.isError && (
-              <div className="pk-alert" role="alert">
-                {errorMessage(exportData.error, 'Could not export your data')}
-              </div>
+              <Alert>{errorMessage(exportData.error, 'Could not export your data')}</Alert>
             )}
           </div>
           <Button icon="download" disabled={exportData.isPending} onClick={() => exportData.mutate()}>

@@ -1,4 +1,4 @@
-import { Button, CodeBlock, Dialog, errorMessage, Field, Skeleton, useDisableTwoFactor, useEnableTwoFactor, useSetupTwoFactor } from '@packyard/console-kit';
+import { Alert, Button, CodeBlock, Dialog, errorMessage, Field, Skeleton, useDisableTwoFactor, useEnableTwoFactor, useSetupTwoFactor } from '@packyard/console-kit';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 
 /** Enable: scan or type the secret, confirm with a code, then keep the recovery codes shown this once. */
@@ -41,9 +41,7 @@ export function EnableTwoFactorDialog({ onClose }: { onClose: () => void }) {
   return (
     <Dialog open onClose={onClose} title="Enable Two-Factor Authentication" description="Add Packyard to an authenticator app (Google Authenticator, 1Password, Aegis…), then enter the code it shows.">
       {setup.isError ? (
-        <div className="pk-alert" role="alert">
-          {errorMessage(setup.error, 'Could not start two-factor setup')}
-        </div>
+        <Alert>{errorMessage(setup.error, 'Could not start two-factor setup')}</Alert>
       ) : !setup.data ? (
         <Skeleton height={120} />
       ) : (
@@ -53,9 +51,7 @@ export function EnableTwoFactorDialog({ onClose }: { onClose: () => void }) {
           </p>
           <CodeBlock code={setup.data.secret} copyLabel="Copy secret" wrap />
           {enable.isError && (
-            <div className="pk-alert" role="alert">
-              {errorMessage(enable.error, 'Could not enable two-factor authentication')}
-            </div>
+            <Alert>{errorMessage(enable.error, 'Could not enable two-factor authentication')}</Alert>
           )}
           <Field label="Authentication code" name="code" autoComplete="one-time-code" inputMode="numeric" required value={code} onChange={(event) => setCode(event.target.value)} />
           <div className="pk-dialog__footer">
@@ -81,9 +77,7 @@ export function DisableTwoFactorDialog({ onClose }: { onClose: () => void }) {
     <Dialog open onClose={onClose} title="Disable Two-Factor Authentication" description="Sign-in will ask for your password only. Confirm with a code from your authenticator app or a recovery code.">
       <form className="pk-form" onSubmit={submit}>
         {disable.isError && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(disable.error, 'Could not disable two-factor authentication')}
-          </div>
+          <Alert>{errorMessage(disable.error, 'Could not disable two-factor authentication')}</Alert>
         )}
         <Field label="Authentication code" name="code" autoComplete="one-time-code" required value={code} onChange={(event) => setCode(event.target.value)} />
         <div className="pk-dialog__footer">

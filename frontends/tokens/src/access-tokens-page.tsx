@@ -1,12 +1,13 @@
 import {
   type AccessToken,
+  Alert,
   Badge,
   Button,
   Card,
   Dialog,
   EmptyState,
-  ErrorPanel,
   errorMessage,
+  ErrorPanel,
   Field,
   formatDate,
   IconButton,
@@ -57,9 +58,7 @@ function CreateTokenDialog({ open, onClose, onCreated }: { open: boolean; onClos
     <Dialog open={open} onClose={close} title="Create Access Token" description="Access tokens authenticate scripts, CI jobs and package managers across your account.">
       <form className="pk-form" onSubmit={submit}>
         {createToken.isError && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(createToken.error, 'Could not create the token')}
-          </div>
+          <Alert>{errorMessage(createToken.error, 'Could not create the token')}</Alert>
         )}
         <Field label="Token Name" name="name" placeholder="e.g. ci-deployment" required value={name} onChange={(event) => setName(event.target.value)} />
         <ScopeCheckboxes scopes={scopes} onChange={setScopes} />

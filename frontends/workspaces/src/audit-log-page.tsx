@@ -1,4 +1,4 @@
-import { Button, EmptyState, ErrorPanel, formatDate, Icon, PageHeader, Pager, Select, Spinner, useWorkspace } from '@packyard/console-kit';
+import { Alert, Button, EmptyState, ErrorPanel, formatDate, Icon, PageHeader, Pager, Select, Spinner, useWorkspace } from '@packyard/console-kit';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { AUDIT_ACTIONS, AUDIT_PAGE_SIZE, useAuditExport, useAuditLog } from './audit-resources';
@@ -75,9 +75,7 @@ export default function AuditLogPage() {
         </label>
       </div>
       {exportError && (
-        <div className="pk-alert" role="alert">
-          {exportError}
-        </div>
+        <Alert>{exportError}</Alert>
       )}
       {log.isPending ? (
         <Spinner label="Loading the audit log" />

@@ -1,4 +1,4 @@
-import { Button, Card, errorMessage, formatDate, formatTimeLeft, Toast } from '@packyard/console-kit';
+import { Alert, Button, Card, errorMessage, formatDate, formatTimeLeft, Toast } from '@packyard/console-kit';
 import type { ReactNode } from 'react';
 
 export interface DeletedItem {
@@ -33,9 +33,7 @@ export function RecentlyDeleted({
       <h2 className="pk-card__title">Recently deleted</h2>
       <p className="pk-card__subtitle">Deleted {what} can be restored with everything they held until they are purged for good.</p>
       {Boolean(error) && (
-        <div className="pk-alert" role="alert">
-          {errorMessage(error, 'Could not restore it')}
-        </div>
+        <Alert>{errorMessage(error, 'Could not restore it')}</Alert>
       )}
       <ul className="pk-list" aria-label={`Recently deleted ${what}`}>
         {items.map((item) => (

@@ -1,4 +1,5 @@
 import {
+  Alert,
   Badge,
   Button,
   Card,
@@ -6,8 +7,8 @@ import {
   CodeBlock,
   Dialog,
   EmptyState,
-  ErrorPanel,
   errorMessage,
+  ErrorPanel,
   Field,
   formatDate,
   Icon,
@@ -72,9 +73,7 @@ function CreateWebhookDialog({ workspaceId, open, onClose, onCreated }: { worksp
     <Dialog open={open} onClose={close} title="Add Webhook" description="Packyard POSTs a signed JSON body to this URL when the events you choose happen in this workspace.">
       <form className="pk-form" onSubmit={submit} noValidate aria-label="Add webhook">
         {create.isError && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(create.error, 'Could not add the webhook')}
-          </div>
+          <Alert>{errorMessage(create.error, 'Could not add the webhook')}</Alert>
         )}
         <Field label="Payload URL" name="url" type="url" placeholder="https://ci.example.com/hooks/packyard" value={url} error={urlProblem} onChange={(event) => setUrl(event.target.value)} onBlur={() => setTouched(true)} />
         <fieldset className="pk-form" style={{ border: 'none', margin: 0, padding: 0, gap: 10 }}>
@@ -135,9 +134,7 @@ function WebhookRow({ workspaceId, hook, selected, onSelect }: { workspaceId: st
           )}
         </div>
         {failure && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(failure, 'The change failed')}
-          </div>
+          <Alert>{errorMessage(failure, 'The change failed')}</Alert>
         )}
       </div>
       <div className="pk-row">
@@ -239,9 +236,7 @@ function DeliveryLog({ workspaceId, hook }: { workspaceId: string; hook: Webhook
         Deliveries to <span className="pk-mono">{hook.url}</span>
       </h2>
       {redeliver.isError && (
-        <div className="pk-alert" role="alert">
-          {errorMessage(redeliver.error, 'Could not redeliver')}
-        </div>
+        <Alert>{errorMessage(redeliver.error, 'Could not redeliver')}</Alert>
       )}
       {deliveries.isPending ? (
         <Spinner label="Loading deliveries" />

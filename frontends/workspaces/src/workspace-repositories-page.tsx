@@ -1,11 +1,12 @@
 import {
+  Alert,
   Badge,
   Button,
   Card,
   Dialog,
   EmptyState,
-  ErrorPanel,
   errorMessage,
+  ErrorPanel,
   Field,
   formatBytes,
   formatDate,
@@ -49,9 +50,7 @@ function NewRepositoryDialog({ workspaceId, open, onClose }: { workspaceId: stri
     <Dialog open={open} onClose={close} title="New Repository" description="Create an APT (DEB) or YUM (RPM) repository in this workspace.">
       <form className="pk-form" onSubmit={submit}>
         {createRepository.isError && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(createRepository.error, 'Could not create the repository')}
-          </div>
+          <Alert>{errorMessage(createRepository.error, 'Could not create the repository')}</Alert>
         )}
         <Field label="Repository Name" name="name" placeholder="my-packages" required value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} />
         <Select

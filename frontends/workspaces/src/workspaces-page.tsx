@@ -1,10 +1,11 @@
 import {
+  Alert,
   Button,
   Card,
   deriveSlug,
   EmptyState,
-  ErrorPanel,
   errorMessage,
+  ErrorPanel,
   Field,
   formatBytes,
   formatDate,
@@ -53,9 +54,7 @@ function NewWorkspaceForm({ onDone }: { onDone: () => void }) {
       <p className="pk-card__subtitle">A workspace groups repositories, for example per team or product.</p>
       <form className="pk-form" onSubmit={submit} noValidate>
         {createWorkspace.isError && (
-          <div className="pk-alert" role="alert">
-            {errorMessage(createWorkspace.error, 'Could not create the workspace')}
-          </div>
+          <Alert>{errorMessage(createWorkspace.error, 'Could not create the workspace')}</Alert>
         )}
         <div className="pk-form-row">
           <Field label="Name" name="name" placeholder="My Team" value={name} onChange={(event) => changeName(event.target.value)} autoFocus />

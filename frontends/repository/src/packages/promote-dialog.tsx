@@ -1,4 +1,4 @@
-import { Button, Checkbox, Dialog, type Repository, Select, useRepositories } from '@packyard/console-kit';
+import { Alert, Button, Checkbox, Dialog, type Repository, Select, useRepositories } from '@packyard/console-kit';
 import { useEffect, useState } from 'react';
 import { type RepositoryPackage, useMovePackage } from '../repository-resources';
 
@@ -69,9 +69,7 @@ export function PromoteDialog({ workspaceId, repository, pkg, onClose, onDone }:
         )}
         <Checkbox label={`Keep it in ${repository.name}`} description="Copy instead of move." checked={keep} onChange={(event) => setKeep(event.target.checked)} />
         {move.isError && (
-          <div className="pk-alert" role="alert">
-            {move.error.message}
-          </div>
+          <Alert>{move.error.message}</Alert>
         )}
       </div>
     </Dialog>

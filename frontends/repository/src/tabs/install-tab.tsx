@@ -1,4 +1,4 @@
-import { Badge, Button, Card, CodeBlock, CopyButton, EmptyState, Field, formatDate, IconButton, type Repository, Select, Spinner } from '@packyard/console-kit';
+import { Alert, Badge, Button, Card, CodeBlock, CopyButton, EmptyState, Field, formatDate, IconButton, type Repository, Select, Spinner } from '@packyard/console-kit';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import type { KnownTokens } from '../repository-page';
 import {
@@ -164,9 +164,7 @@ function InstallationInstructions({ workspaceId, repository, tokens, knownTokens
       ) : snippets.isPending ? (
         <Spinner label="Loading installation commands" />
       ) : snippets.isError ? (
-        <p className="pk-alert" role="alert">
-          {snippets.error.message}
-        </p>
+        <Alert>{snippets.error.message}</Alert>
       ) : (
         commands && (
           <div className="pk-stack">
@@ -231,9 +229,7 @@ export function InstallTab(props: InstallTabProps) {
         {tokens.isPending ? (
           <Spinner label="Loading tokens" />
         ) : tokens.isError ? (
-          <p className="pk-alert" role="alert">
-            {tokens.error.message}
-          </p>
+          <Alert>{tokens.error.message}</Alert>
         ) : tokens.data.length === 0 ? (
           <EmptyState icon="key" title={NO_TOKENS} />
         ) : (

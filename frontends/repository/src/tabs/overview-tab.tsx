@@ -1,4 +1,4 @@
-import { Button, Card, CodeBlock, copyText, formatBytes, formatDate, type Repository, Select } from '@packyard/console-kit';
+import { Alert, Button, Card, CodeBlock, copyText, formatBytes, formatDate, type Repository, Select } from '@packyard/console-kit';
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { BROWSE_SEGMENT, codenameNote, displayValue, distributionChoices } from '../repository-rules';
@@ -81,7 +81,7 @@ export function OverviewTab({ workspaceId, repository }: { workspaceId: string; 
             options={distributions.some((option) => option.value === `${defaults.data.distro}/${defaults.data.codename}`) ? distributions : [{ value: `${defaults.data.distro}/${defaults.data.codename}`, label: defaults.data.codename }, ...distributions]}
           />
         )}
-        {snippets.isPending ? <p className="pk-muted">Loading...</p> : snippets.isError ? <p className="pk-alert">{snippets.error.message}</p> : <CodeBlock wrap code={setupText ?? ''} copyLabel={repository.kind === 'DEB' ? 'Copy APT setup' : 'Copy YUM setup'} />}
+        {snippets.isPending ? <p className="pk-muted">Loading...</p> : snippets.isError ? <Alert>{snippets.error.message}</Alert> : <CodeBlock wrap code={setupText ?? ''} copyLabel={repository.kind === 'DEB' ? 'Copy APT setup' : 'Copy YUM setup'} />}
       </Card>
     </div>
   );

@@ -1,4 +1,4 @@
-import { Button, EmptyState, ErrorPanel, formatDate, Icon, IconButton, type Repository, Spinner } from '@packyard/console-kit';
+import { Alert, Button, EmptyState, ErrorPanel, formatDate, Icon, IconButton, type Repository, Spinner } from '@packyard/console-kit';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { PackageCells, PackageColumnHeaders } from '../package-cells';
@@ -122,9 +122,7 @@ export function PackagesTab(props: PackagesTabProps) {
         </div>
       )}
       {error && (
-        <div className="pk-alert" role="alert">
-          {error}
-        </div>
+        <Alert>{error}</Alert>
       )}
       {packages.isPending ? (
         <Spinner label="Loading packages" />

@@ -1,4 +1,4 @@
-import { Button, Card, ErrorPanel, Field, formatBytes, type Repository, Spinner } from '@packyard/console-kit';
+import { Alert, Button, Card, ErrorPanel, Field, formatBytes, type Repository, Spinner } from '@packyard/console-kit';
 import { type FormEvent, useEffect, useState } from 'react';
 import { MAX_KEEP_DOWNLOADED_DAYS, MAX_KEEP_VERSIONS, wholeNumberInRange } from '../repository-rules';
 import { type RepositoryPackage, useApplyRetention, useRetentionPolicy, useSaveRetentionPolicy } from '../repository-resources';
@@ -83,9 +83,7 @@ function RetentionSettings({ workspaceId, repository }: { workspaceId: string; r
           error={typeof days === 'string' ? days : undefined}
         />
         {save.isError && (
-          <div className="pk-alert" role="alert">
-            {save.error.message}
-          </div>
+          <Alert>{save.error.message}</Alert>
         )}
         {saved && !changed && <p role="status">Retention policy saved.</p>}
         <div className="pk-row pk-wrap">
@@ -100,9 +98,7 @@ function RetentionSettings({ workspaceId, repository }: { workspaceId: string; r
           </Button>
         </div>
         {apply.isError && (
-          <div className="pk-alert" role="alert">
-            {apply.error.message}
-          </div>
+          <Alert>{apply.error.message}</Alert>
         )}
         {apply.data && <RetentionOutcome dryRun={apply.data.dryRun} packages={apply.data.packages} />}
       </form>

@@ -1,5 +1,6 @@
 import {
   accountPasswordProblem,
+  Alert,
   Button,
   errorMessage,
   Field,
@@ -109,9 +110,7 @@ export default function LoginPage() {
     return (
       <AuthCard icon="key" title="Reset your password" subtitle="We will email you a link to choose a new password. It works once, within an hour.">
           {requestReset.isError && (
-            <div className="pk-alert" role="alert">
-              {errorMessage(requestReset.error, 'Could not send the reset link')}
-            </div>
+            <Alert>{errorMessage(requestReset.error, 'Could not send the reset link')}</Alert>
           )}
           {requestReset.isSuccess ? (
             <div className="pk-notice" role="status">
@@ -145,9 +144,7 @@ export default function LoginPage() {
     return (
       <AuthCard icon="shield" title="Two-factor authentication" subtitle="Enter the 6-digit code from your authenticator app, or one of your recovery codes.">
           {error && (
-            <div className="pk-alert" role="alert">
-              {error}
-            </div>
+            <Alert>{error}</Alert>
           )}
           <form className="pk-form" onSubmit={verify}>
             <Field label="Authentication code" name="code" autoComplete="one-time-code" required autoFocus value={code} onChange={(event) => setCode(event.target.value)} />
@@ -176,9 +173,7 @@ export default function LoginPage() {
   return (
     <AuthCard icon="package" title={creating ? 'Create your account' : 'Sign in to Packyard'} subtitle={creating ? 'Host private APT and YUM repositories in minutes.' : 'Welcome back. Sign in to manage your repositories.'}>
         {error && (
-          <div className="pk-alert" role="alert">
-            {error}
-          </div>
+          <Alert>{error}</Alert>
         )}
         <form className="pk-form" onSubmit={submit}>
           <Field label="Email address" type="email" name="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.target.value)} />

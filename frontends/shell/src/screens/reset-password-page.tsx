@@ -1,4 +1,4 @@
-import { accountPasswordProblem, Button, errorMessage, Field, useResetPassword } from '@packyard/console-kit';
+import { accountPasswordProblem, Alert, Button, errorMessage, Field, useResetPassword } from '@packyard/console-kit';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { AuthCard } from './auth-card';
@@ -20,9 +20,7 @@ export default function ResetPasswordPage() {
   return (
     <AuthCard icon="key" title="Choose a new password">
         {!token ? (
-          <div className="pk-alert" role="alert">
-            This link is incomplete. Open the link from the email again, or ask for a new one on the sign-in page.
-          </div>
+          <Alert>This link is incomplete. Open the link from the email again, or ask for a new one on the sign-in page.</Alert>
         ) : reset.isSuccess ? (
           <div className="pk-notice" role="status">
             Your password has been changed and every session was signed out. Sign in with your new password.
@@ -30,9 +28,7 @@ export default function ResetPasswordPage() {
         ) : (
           <form className="pk-form" onSubmit={submit}>
             {shown && (
-              <div className="pk-alert" role="alert">
-                {shown}
-              </div>
+              <Alert>{shown}</Alert>
             )}
             <Field label="New password" type="password" name="password" autoComplete="new-password" required value={password} onChange={(event) => setPassword(event.target.value)} />
             <Field label="Confirm new password" type="password" name="confirmPassword" autoComplete="new-password" required value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />

@@ -13,18 +13,22 @@ import type { RunningPackyard } from '@packyard/testing';
 
 export const run = promisify(execFile);
 
-/** POSTs a multipart upload the way the console does; `distributionFirst` puts the field before the file */
+/**
+ * POSTs a multipart upload the way the console does; `distributionFirst` puts the field
+ * before the file. Several files (a source package's .dsc and its tarballs) go as several
+ * `file` parts.
+ */
 export async function upload(
   packyard: RunningPackyard,
   session: ApiSession,
   path: string,
-  file: { name: string; bytes: Uint8Array },
+  files: { name: string; bytes: Uint8Array } | { name: string; bytes: Uint8Array }[],
   distribution: string | undefined,
   { distributionFirst = false, wait = true } = {},
 ) {
   const form = new FormData();
   if (distributionFirst && distribution !== undefined) form.append('distribution', distribution);
-  form.append('file', new Blob([new Uint8Array(file.bytes)]), file.name);
+  for (const file of [files].flat()) form.append('file', new Blob([new Uint8Array(file.bytes)]), file.name);
   if (!distributionFirst && distribution !== undefined) form.append('distribution', distribution);
   const response = await fetch(`${packyard.url}/api/v1${path}/upload${wait ? '?wait=published' : ''}`, {
     method: 'POST',

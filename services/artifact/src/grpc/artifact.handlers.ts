@@ -14,7 +14,7 @@ import { copyPackage } from '../copies/copy-package';
 import { applyRetention, retentionPolicyOf } from '../retention/apply-retention';
 import { retentionDecider } from '../retention/retention.decider';
 import { retentionStream } from '../retention/retention.events';
-import { releaseBlobIfUnused } from '../uploads/blob-references';
+import { blobKeysOf, releaseBlobsIfUnused } from '../uploads/blob-references';
 import { claimUpload, type UploadSettings } from '../uploads/claim-upload';
 
 const DEFAULT_PAGE_SIZE = 20;
@@ -62,10 +62,11 @@ export function artifactHandlers(
       try {
         repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
       } catch (error) {
-        await blobs.delete(request.stagingKey);
+        await Promise.all([request.stagingKey, ...request.sourceFiles.map((file) => file.stagingKey)].map((key) => blobs.delete(key)));
         throw error;
       }
-      return claimUpload(es, blobs, { repository, stagingKey: request.stagingKey, filename: request.filename, distribution: request.distribution, caller }, uploads);
+      const { stagingKey, filename, distribution, sourceFiles } = request;
+      return claimUpload(es, blobs, { repository, stagingKey, filename, distribution, sourceFiles, caller }, uploads);
     },
 
     async listPackages(request, { caller }) {
@@ -88,7 +89,7 @@ export function artifactHandlers(
         metadata: { caller },
       });
       await es.caughtUp(result.lastPosition);
-      await releaseBlobIfUnused(packages, blobs, doc.blobKey);
+      await releaseBlobsIfUnused(es.readModels, blobs, blobKeysOf(doc));
       return {};
     },
 

@@ -1,4 +1,4 @@
-import { type ControlField, type DebContents, type DebFileDigests, type RpmDependency, type RpmPackage, controlValue } from '@packyard/formats';
+import { type ControlField, type DebContents, type DebFileDigests, type RpmDependency, type RpmPackage, type SourceIndexFile, controlValue } from '@packyard/formats';
 import type { PackageDetails, PackageFact, PackageRelation } from '@packyard/proto/packyard/artifact/v1/artifact';
 import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 
@@ -26,7 +26,14 @@ type DetailsFromFile = Omit<PackageDetails, 'package' | 'versions' | 'distributi
 
 /** The package page's facts from what the upload recorded (the PackageUploaded index entry). */
 export function detailsFromUpload(uploaded: PackageUploaded): DetailsFromFile {
-  return uploaded.kind === 'RPM' ? rpmDetails(JSON.parse(uploaded.indexEntryJson) as { rpm: RpmPackage }) : debDetails(JSON.parse(uploaded.indexEntryJson) as DebEntry);
+  if (uploaded.kind === 'RPM') return rpmDetails(JSON.parse(uploaded.indexEntryJson) as { rpm: RpmPackage });
+  const entry = JSON.parse(uploaded.indexEntryJson) as DebEntry | SourceEntry;
+  return 'source' in entry ? sourceDetails(entry.source) : debDetails(entry);
+}
+
+/** a Debian source package's entry: the .dsc's fields and its files, the .dsc first */
+interface SourceEntry {
+  source: { control: ControlField[]; files: SourceIndexFile[] };
 }
 
 interface DebEntry {
@@ -70,6 +77,36 @@ function debDetails({ control, file, contents }: DebEntry): DetailsFromFile {
     md5: file.md5,
     sha1: file.sha1,
     sha512: file.sha512,
+  };
+}
+
+// a .dsc's build relations and facts (Policy §5.4)
+const SOURCE_RELATIONS = ['Build-Depends', 'Build-Depends-Arch', 'Build-Depends-Indep', 'Build-Conflicts', 'Build-Conflicts-Arch', 'Build-Conflicts-Indep'] as const;
+const SOURCE_FACTS = ['Format', 'Binary', 'Architecture', 'Maintainer', 'Uploaders', 'Homepage', 'Standards-Version', 'Vcs-Browser', 'Vcs-Git'] as const;
+
+/** a source package's page: its build relations, facts, the files of the package (the .dsc first) and the .dsc's digests */
+function sourceDetails({ control, files }: SourceEntry['source']): DetailsFromFile {
+  const relations: PackageRelation[] = SOURCE_RELATIONS.flatMap((relation) => {
+    const value = controlValue(control, relation);
+    return value ? [{ relation, items: splitRelation(value) }] : [];
+  });
+  const facts: PackageFact[] = SOURCE_FACTS.flatMap((name) => {
+    const value = controlValue(control, name);
+    return value ? [{ name, value: value.replace(/\s+/g, ' ').trim() }] : [];
+  });
+  const [dsc] = files;
+  return {
+    kind: 'DEB',
+    summary: `source package ${controlValue(control, 'Source') ?? ''}`.trim(),
+    description: '',
+    relations,
+    facts,
+    files: files.map((file) => file.name),
+    filesTotal: files.length,
+    filesNote: '',
+    md5: dsc?.md5 ?? '',
+    sha1: dsc?.sha1 ?? '',
+    sha512: dsc?.sha512 ?? '',
   };
 }
 

@@ -28,6 +28,29 @@ describe('package details', () => {
     });
   });
 
+  it('a Debian source package: its build relations and facts, its files (the .dsc first) and the .dsc digests', () => {
+    const control = [
+      { name: 'Format', value: '3.0 (quilt)' },
+      { name: 'Source', value: 'hello' },
+      { name: 'Binary', value: 'hello, hello-doc' },
+      { name: 'Build-Depends', value: 'debhelper-compat (= 13), libfoo-dev' },
+    ];
+    const files = [{ ...file, name: 'hello_1.0-1.dsc' }, { ...file, md5: 'o', name: 'hello_1.0.orig.tar.gz' }];
+    expect(detailsFromUpload(uploaded('DEB', { source: { control, files } }))).toEqual({
+      kind: 'DEB',
+      summary: 'source package hello',
+      description: '',
+      relations: [{ relation: 'Build-Depends', items: ['debhelper-compat (= 13)', 'libfoo-dev'] }],
+      facts: [{ name: 'Format', value: '3.0 (quilt)' }, { name: 'Binary', value: 'hello, hello-doc' }],
+      files: ['hello_1.0-1.dsc', 'hello_1.0.orig.tar.gz'],
+      filesTotal: 2,
+      filesNote: '',
+      md5: 'm',
+      sha1: 's',
+      sha512: 'l',
+    });
+  });
+
   it('DEB uploaded before file lists were read: says so', () => {
     expect(detailsFromUpload(uploaded('DEB', { control: [], file })).filesNote).toMatch(/not recorded/);
   });

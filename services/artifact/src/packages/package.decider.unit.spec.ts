@@ -6,7 +6,7 @@ import { packageDecider } from './package.decider';
 const hello: PackageUploadedData = {
   packageId: 'p1', repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', kind: 'DEB', distribution: 'ubuntu/noble',
   name: 'hello', version: '1.0-1', architecture: 'amd64', filename: 'hello_1.0-1_amd64.deb', sizeBytes: 1000,
-  sha256: 'ab', blobKey: 'packages/r1/sha256/ab/ab/ab', indexEntryJson: '{}', uploadedAt: '2026-01-01T00:00:00.000Z',
+  sha256: 'ab', blobKey: 'packages/r1/sha256/ab/ab/ab', indexEntryJson: '{}', uploadedAt: '2026-01-01T00:00:00.000Z', sourceFiles: [],
 };
 const uploaded = { type: 'PackageUploaded', data: hello } as const;
 const deleted = {

@@ -24,9 +24,25 @@ export interface PackageDocument {
   lastDownloadedAt?: string;
   /** the last PackageDownloaded counted (a redelivered one is not counted twice) */
   downloadsPosition?: number;
+  /** a Debian source package's files besides its .dsc (blobKey) */
+  sourceBlobKeys?: string[];
+}
+
+/** one file a source package's .dsc lists: what keeps its blob alive besides the packages' own blobKey */
+export interface SourceFileDocument {
+  /** `<packageId>|<blobKey>` */
+  id: string;
+  packageId: string;
+  blobKey: string;
+  repositoryId: string;
+  /** the upload distribution: with the file name, the pool path */
+  distribution: string;
+  filename: string;
+  sha256: string;
 }
 
 export const PACKAGES = 'packages';
+export const SOURCE_FILES = 'package_source_files';
 
 export const toPackage = (doc: PackageDocument): Package => ({
   id: doc.id,
@@ -49,7 +65,7 @@ export const toPackage = (doc: PackageDocument): Package => ({
  */
 export const packagesProjection: Projection = {
   name: 'packages',
-  collections: [PACKAGES, DOWNLOAD_BUCKETS],
+  collections: [PACKAGES, SOURCE_FILES, DOWNLOAD_BUCKETS],
   async handle(event, readModels) {
     const packages = readModels.collection<PackageDocument>(PACKAGES);
     const buckets = readModels.collection<DownloadBucketDocument>(DOWNLOAD_BUCKETS);
@@ -73,14 +89,21 @@ export const packagesProjection: Projection = {
           blobKey: data.blobKey,
           publishedAt: data.uploadedAt,
           downloads: 0,
+          ...(data.sourceFiles?.length ? { sourceBlobKeys: data.sourceFiles.map((file) => file.blobKey) } : {}),
         });
+        const sourceFiles = readModels.collection<SourceFileDocument>(SOURCE_FILES);
+        // events recorded before source packages existed have no sourceFiles
+        for (const { blobKey, filename, sha256 } of data.sourceFiles ?? []) {
+          await sourceFiles.upsert({ id: `${data.packageId}|${blobKey}`, packageId: data.packageId, blobKey, repositoryId: data.repositoryId, distribution: data.distribution, filename, sha256 });
+        }
         return;
       }
       case 'PackageDeleted': {
-        // a package's statistics go with it: they stay bounded by the packages stored
+        // a package's statistics and its source files' references go with it: they stay bounded by the packages stored
         const { packageId } = event.data as PackageDeleted;
         await packages.delete(packageId);
         await buckets.deleteMany({ packageId });
+        await readModels.collection<SourceFileDocument>(SOURCE_FILES).deleteMany({ packageId });
         return;
       }
       case 'PackageDownloaded': {

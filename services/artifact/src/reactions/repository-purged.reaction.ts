@@ -4,7 +4,7 @@ import type { RepositoryPurged } from '@packyard/proto/packyard/repository/v1/ev
 import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent } from '../packages/package.events';
 import { PACKAGES, type PackageDocument } from '../projections/packages.projection';
-import { releaseBlobIfUnused } from '../uploads/blob-references';
+import { blobKeysOf, releaseBlobsIfUnused } from '../uploads/blob-references';
 
 /**
  * RepositoryPurged (a deleted repository's grace period is over; until then its packages are
@@ -35,8 +35,8 @@ export const repositoryPurgedReaction = (running: () => EventSourcing, blobs: Bl
       }
     }
     if (lastPosition) await es.caughtUp(lastPosition, 60_000);
-    const keys = new Set(docs.map((doc) => doc.blobKey));
-    for await (const key of blobs.list(`packages/${repositoryId}/`)) keys.add(key);
-    for (const key of keys) await releaseBlobIfUnused(packages, blobs, key);
+    const keys = docs.flatMap(blobKeysOf);
+    for await (const key of blobs.list(`packages/${repositoryId}/`)) keys.push(key);
+    await releaseBlobsIfUnused(es.readModels, blobs, keys);
   },
 });

@@ -4,7 +4,7 @@ import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent } from '../packages/package.events';
 import { PACKAGES, type PackageDocument } from '../projections/packages.projection';
 import { RETENTION_POLICIES, type RetentionPolicyDocument } from '../projections/retention-policies.projection';
-import { releaseBlobIfUnused } from '../uploads/blob-references';
+import { blobKeysOf, releaseBlobsIfUnused } from '../uploads/blob-references';
 import { retentionPlan } from './retention-plan';
 
 export const NO_RETENTION = { keepVersions: 0, keepDownloadedDays: 0 };
@@ -45,6 +45,6 @@ export async function applyRetention(
     }
   }
   if (lastPosition) await es.caughtUp(lastPosition);
-  for (const key of new Set(deleted.map((doc) => doc.blobKey))) await releaseBlobIfUnused(packages, blobs, key);
+  await releaseBlobsIfUnused(es.readModels, blobs, deleted.flatMap(blobKeysOf));
   return deleted;
 }

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { parseDeb, parseRpm, type RepositoryKind, type StreamDigesterFactory } from '@packyard/formats';
-import { handleCommand, type EventSourcing } from '@packyard/platform';
+import { handleCommand, invalid, type EventSourcing } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { Package } from '@packyard/proto/packyard/artifact/v1/artifact';
+import type { StoredFile } from '@packyard/proto/packyard/artifact/v1/events';
 import type { Repository } from '@packyard/proto/packyard/repository/v1/repository';
 import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent, packageStream } from '../packages/package.events';
-import { toPackage, type PackageDocument } from '../projections/packages.projection';
-import { releaseBlobIfUnused } from './blob-references';
+import { PACKAGES, toPackage, type PackageDocument } from '../projections/packages.projection';
+import { releaseBlobsIfUnused } from './blob-references';
 import { storeSignedRpm, type RpmHeaderSigner } from './signed-rpm';
-import { asUploadError, checkDistribution, checkExtension, debIdentity, rpmIdentity, type PackageIdentity } from './upload-rules';
+import { storeSourcePackage, type StagedPart } from './source-package';
+import { asUploadError, checkDistribution, checkExtension, debIdentity, debUploadType, rpmIdentity, type PackageIdentity } from './upload-rules';
 
 /** content-addressed per repository, so a repository's bytes are freed with it */
 export const packageBlobPrefix = (repositoryId: string) => `packages/${repositoryId}`;
@@ -26,6 +28,8 @@ export interface ClaimUploadInput {
   stagingKey: string;
   filename: string;
   distribution: string;
+  /** a Debian source package's other files (the .dsc is `stagingKey`) */
+  sourceFiles?: StagedPart[];
   caller: unknown;
 }
 
@@ -33,20 +37,33 @@ export interface ClaimUploadInput {
  * Claims a staged upload: checks extension and distribution, then parses the staged
  * bytes while the very same blob moves to its content-addressed key (its SHA-256 is known
  * from staging): the package is read once and never copied. A package that does not
- * parse leaves nothing behind; the staging object is always removed.
+ * parse leaves nothing behind; the staging objects are always removed. A Debian source
+ * package is a .dsc and the staged files it lists (source-package.ts).
  */
 export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: ClaimUploadInput, settings: UploadSettings): Promise<Package> {
   const { repository } = input;
   const kind = repository.kind as RepositoryKind;
+  const sourceParts = input.sourceFiles ?? [];
   try {
     checkExtension(kind, input.filename);
+    const type = kind === 'DEB' ? debUploadType(input.filename) : undefined;
+    if (sourceParts.length && type !== 'dsc') throw invalid('PACKYARD_ARTIFACT_TWO_FILES', 'Only a Debian source package (.dsc) comes with more files');
     const distribution = checkDistribution(kind, input.distribution);
     const prefix = packageBlobPrefix(repository.id);
-    const { identity, stored } =
-      kind === 'DEB'
-        ? await parseAndPromote(blobs, input.stagingKey, prefix, settings)
-        : await parseAndSign(blobs, input.stagingKey, prefix, repository.id, settings);
-    const packages = es.readModels.collection<PackageDocument>('packages');
+    const { identity, stored, sourceFiles = [] }: { identity: PackageIdentity; stored: { key: string; size: number; sha256: string }; sourceFiles?: StoredFile[] } =
+      type === 'dsc'
+        ? await storeSourcePackage(
+            blobs,
+            es.readModels,
+            { repositoryId: repository.id, distribution: `${distribution.distro}/${distribution.version}` },
+            { stagingKey: input.stagingKey, filename: input.filename },
+            sourceParts,
+            prefix,
+            settings,
+          )
+        : type
+          ? await parseAndPromote(blobs, input.stagingKey, prefix, type, settings)
+          : await parseAndSign(blobs, input.stagingKey, prefix, repository.id, settings);
     const data = {
       packageId: randomUUID(),
       repositoryId: repository.id,
@@ -59,6 +76,7 @@ export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: Cl
       sha256: stored.sha256,
       blobKey: stored.key,
       uploadedAt: new Date().toISOString(),
+      sourceFiles,
     };
     try {
       const result = await handleCommand(es.events, packageStream(data), packageDecider, { type: 'UploadPackage', package: data }, {
@@ -68,17 +86,17 @@ export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: Cl
       await es.caughtUp(result.lastPosition);
     } catch (error) {
       // a duplicate may share these very bytes with the package it duplicates
-      await releaseBlobIfUnused(packages, blobs, stored.key);
+      await releaseBlobsIfUnused(es.readModels, blobs, [stored.key, ...sourceFiles.map((file) => file.blobKey)]);
       throw error;
     }
-    return toPackage((await packages.get(data.packageId))!);
+    return toPackage((await es.readModels.collection<PackageDocument>(PACKAGES).get(data.packageId))!);
   } finally {
-    await blobs.delete(input.stagingKey);
+    await Promise.all([input.stagingKey, ...sourceParts.map((part) => part.stagingKey)].map((key) => blobs.delete(key)));
   }
 }
 
-/** a .deb is stored as uploaded: its bytes move to their content address while being parsed */
-async function parseAndPromote(blobs: BlobStore, stagingKey: string, prefix: string, { maxBytes, digester }: UploadSettings) {
+/** a .deb (.udeb, .ddeb) is stored as uploaded: its bytes move to their content address while being parsed */
+async function parseAndPromote(blobs: BlobStore, stagingKey: string, prefix: string, type: 'deb' | 'udeb' | 'ddeb', { maxBytes, digester }: UploadSettings) {
   const staged = await blobs.head(stagingKey);
   if (!staged?.sha256) throw new Error(`staged upload ${stagingKey} is missing or has no SHA-256`);
   const stored = { key: contentAddressedKey(prefix, staged.sha256), size: staged.size, sha256: staged.sha256 };
@@ -86,7 +104,7 @@ async function parseAndPromote(blobs: BlobStore, stagingKey: string, prefix: str
   const source = await blobs.get(stagingKey);
   // the same bytes, uploaded before (perhaps for another distribution), are stored already
   const storedBefore = (await blobs.head(stored.key)) !== undefined;
-  const parsing: Promise<PackageIdentity> = parseDeb(source, { maxPackageBytes: maxBytes }, { digester }).then(debIdentity);
+  const parsing: Promise<PackageIdentity> = parseDeb(source, { maxPackageBytes: maxBytes }, { digester }).then((deb) => debIdentity(deb, type));
   const [parsed, moved] = await Promise.allSettled([parsing, storedBefore ? Promise.resolve() : blobs.move(stagingKey, stored.key)]);
   if (parsed.status === 'rejected') {
     // a package that does not parse is never stored

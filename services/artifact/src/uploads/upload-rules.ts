@@ -15,11 +15,23 @@ import { PackyardError } from '@packyard/platform';
 export const DISTRIBUTION_REQUIRED = 'Distribution is required for upload';
 export const extensionMessage = (kind: RepositoryKind) => `File must be a ${kind === 'DEB' ? '.deb' : '.rpm'} package`;
 
+/**
+ * What a DEB repository takes besides .deb: debian-installer packages (.udeb), debug symbols
+ * (.ddeb) and source packages (a .dsc with the files it lists). The spec's message names
+ * .deb only, the console's one choice.
+ */
+export const DEB_UPLOAD_TYPES = ['deb', 'udeb', 'ddeb', 'dsc'] as const;
+export type DebUploadType = (typeof DEB_UPLOAD_TYPES)[number];
+
 /** The client's file name only decides whether the extension fits; it never becomes a path. */
 export function checkExtension(kind: RepositoryKind, filename: string): void {
-  const extension = kind === 'DEB' ? '.deb' : '.rpm';
-  if (!filename.toLowerCase().endsWith(extension)) throw invalid('PACKYARD_ARTIFACT_WRONG_EXTENSION', extensionMessage(kind));
+  const name = filename.toLowerCase();
+  const fits = kind === 'DEB' ? DEB_UPLOAD_TYPES.some((type) => name.endsWith(`.${type}`)) : name.endsWith('.rpm');
+  if (!fits) throw invalid('PACKYARD_ARTIFACT_WRONG_EXTENSION', extensionMessage(kind));
 }
+
+/** a DEB upload's type, by its extension (checked before) */
+export const debUploadType = (filename: string): DebUploadType => DEB_UPLOAD_TYPES.find((type) => filename.toLowerCase().endsWith(`.${type}`)) ?? 'deb';
 
 export function checkDistribution(kind: RepositoryKind, value: string): Distribution {
   if (!value.trim()) throw invalid('PACKYARD_ARTIFACT_DISTRIBUTION_REQUIRED', DISTRIBUTION_REQUIRED);
@@ -44,12 +56,13 @@ export interface PackageIdentity {
 
 const withoutEpoch = (version: string) => version.replace(/^\d+:/, '');
 
-export function debIdentity(deb: DebPackage): PackageIdentity {
+/** a binary package: `.deb`, or `.udeb` / `.ddeb`, whose canonical name keeps that extension (the publisher indexes by it) */
+export function debIdentity(deb: DebPackage, type: Exclude<DebUploadType, 'dsc'> = 'deb'): PackageIdentity {
   return {
     name: deb.name,
     version: deb.version,
     architecture: deb.architecture,
-    filename: `${deb.name}_${withoutEpoch(deb.version)}_${deb.architecture}.deb`,
+    filename: `${deb.name}_${withoutEpoch(deb.version)}_${deb.architecture}.${type}`,
     // the file list rides along for the package page (bounded by the parser's listing limits)
     indexEntryJson: JSON.stringify({ control: deb.control, file: deb.file, contents: deb.contents }),
   };

@@ -69,7 +69,7 @@ export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 export const REVALIDATE_CACHE_CONTROL = 'public, max-age=60, must-revalidate';
 
 const CONTENT_TYPES: [RegExp, string][] = [
-  [/\.deb$/, 'application/vnd.debian.binary-package'],
+  [/\.[ud]?deb$/, 'application/vnd.debian.binary-package'],
   [/\.rpm$/, 'application/x-rpm'],
   [/\.gz$/, 'application/gzip'],
   [/\.xz$/, 'application/x-xz'],

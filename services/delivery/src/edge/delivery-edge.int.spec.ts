@@ -1,15 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, type AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelStore, inboxStream, type ReadModelStore } from '@packyard/platform';
 import { FsBlobStore } from '@packyard/platform/blobs/index';
+import { runChecked } from '@packyard/testing/clients/run-command';
 import { PublicationManifest, type IndexFile, type IndexPublished, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import { TrafficAccounting } from '../accounting/traffic-accounting';
 import { INVALID, VerdictCache, type TokenVerdict } from '../auth/token-verdicts';
@@ -82,6 +84,10 @@ describe('delivery edge', () => {
   const inRelease = (generation: number) => Buffer.from(`-----BEGIN PGP SIGNED MESSAGE-----\nGeneration: ${generation}\n`);
   const packages = (generation: number) => Buffer.from(`Package: hello\nVersion: ${generation}\n`);
   const pool = randomBytes(300_000);
+  // far more than the socket buffers and the read stream hold between them
+  const large = randomBytes(64 * 1024 * 1024);
+  /** the streams the edge opened on the blob store, newest last: how far each read ahead */
+  const opened: ReadStream[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'packyard-edge-'));
@@ -101,7 +107,14 @@ describe('delivery edge', () => {
     const publicKeys = new PublicKeys(async () => ({ armored: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n', binary: Buffer.from([0x99, 1, 2]) }));
     // the 300 KB pool file is above the cache's file limit: it is streamed from the blob store
     const packageBodies = new PackageBodyCache((key) => blobs.get(key), 100_000, 1024 * 1024);
-    const edge = deliveryEdge({ catalog, verdicts, accounting, blobs, publicKeys, metrics: new EdgeMetrics(registry), packageBodies, logger: pino({ level: 'silent' }) });
+    const store = Object.assign(Object.create(blobs) as FsBlobStore, {
+      get: async (...args: Parameters<FsBlobStore['get']>) => {
+        const stream = await blobs.get(...args);
+        opened.push(stream as ReadStream);
+        return stream;
+      },
+    });
+    const edge = deliveryEdge({ catalog, verdicts, accounting, blobs: store, publicKeys, metrics: new EdgeMetrics(registry), packageBodies, logger: pino({ level: 'silent' }) });
     server = createServer((request, response) => (edge.matches(request.url!) ? edge.handle(request, response) : response.writeHead(418).end()));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deb/acme/tools/debian`;
@@ -117,6 +130,7 @@ describe('delivery edge', () => {
             packagesFile,
             { ...packagesFile, path: `dists/bookworm/main/binary-amd64/by-hash/SHA256/${packagesFile.sha256}` },
             await put('pool/main/h/hello/hello_1.0_all.deb', pool, true),
+            await put('pool/main/l/large/large_1.0_all.deb', large, true),
           ],
           [generation - 1, generation - 2, generation - 3].filter((g) => g > 0),
         ),
@@ -192,6 +206,63 @@ describe('delivery edge', () => {
     const beyond = await get('pool/main/h/hello/hello_1.0_all.deb', { range: `bytes=${pool.length}-` });
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get('content-range')).toBe(`bytes */${pool.length}`);
+  });
+
+  it('answers several ranges with the whole file, and honours If-Range as apt sends it when resuming', async () => {
+    const several = await get('pool/main/h/hello/hello_1.0_all.deb', { range: 'bytes=0-9,20-29' });
+    expect(several.status).toBe(200);
+    expect(Buffer.from(await several.arrayBuffer()).equals(pool)).toBe(true);
+
+    const { etag, lastModified } = await get('pool/main/h/hello/hello_1.0_all.deb', {}, 'HEAD').then((r) => ({ etag: r.headers.get('etag')!, lastModified: r.headers.get('last-modified')! }));
+    // apt resumes a partial file with Range and If-Range: <its Last-Modified>
+    const resumed = await get('pool/main/h/hello/hello_1.0_all.deb', { range: 'bytes=299000-', 'if-range': lastModified });
+    expect(resumed.status).toBe(206);
+    expect(resumed.headers.get('content-range')).toBe(`bytes 299000-299999/${pool.length}`);
+    expect(Buffer.from(await resumed.arrayBuffer()).equals(pool.subarray(299_000))).toBe(true);
+    expect((await get('pool/main/h/hello/hello_1.0_all.deb', { range: 'bytes=299000-', 'if-range': etag })).status).toBe(206);
+    // a partial file of other bytes: the whole file, not a mix of two
+    const changed = await get('pool/main/h/hello/hello_1.0_all.deb', { range: 'bytes=299000-', 'if-range': '"another"' });
+    expect(changed.status).toBe(200);
+    expect(Number(changed.headers.get('content-length'))).toBe(pool.length);
+    await changed.arrayBuffer();
+  });
+
+  it('lets curl resume an interrupted download of a streamed package', async () => {
+    const file = join(dir, 'large.partial');
+    await writeFile(file, large.subarray(0, 10_000_000));
+    await runChecked('curl', ['--silent', '--show-error', '--fail', '--user', `${TOKEN}:`, '--continue-at', '-', '--output', file, `${base}/pool/main/l/large/large_1.0_all.deb`]);
+    expect(sha256(await readFile(file))).toBe(sha256(large));
+  });
+
+  it('reads a large package from disk only as fast as a slow client takes it', async () => {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET ${new URL(base).pathname}/pool/main/l/large/large_1.0_all.deb HTTP/1.1\r\nHost: edge\r\nAuthorization: ${basic(TOKEN)}\r\nConnection: close\r\n\r\n`);
+    const received: Buffer[] = [];
+    // the client reads the head and a first chunk, then stops reading
+    await new Promise<void>((resolve) =>
+      socket.on('data', (chunk: Buffer) => {
+        received.push(chunk);
+        if (received.length === 1) {
+          socket.pause();
+          resolve();
+        }
+      }),
+    );
+    const stream = opened.at(-1)!;
+    // the server reads ahead until the socket buffers are full, then waits
+    let readAhead = -1;
+    while (stream.bytesRead !== readAhead) {
+      readAhead = stream.bytesRead;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(readAhead).toBeLessThan(large.length / 4);
+
+    socket.resume();
+    await new Promise((resolve) => socket.once('end', resolve));
+    const response = Buffer.concat(received);
+    expect(sha256(response.subarray(response.length - large.length))).toBe(sha256(large));
+    expect(stream.bytesRead).toBe(large.length);
   });
 
   it('finds percent-encoded pool names as apt sends them, and answers 404 for unknown files of a known repository', async () => {

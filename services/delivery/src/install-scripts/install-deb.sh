@@ -160,7 +160,8 @@ install -m 0600 "$auth_content" "$auth_file"
 sources_file="/etc/apt/sources.list.d/${FILE_STEM}.list"
 step="writing ${sources_file}"
 source_line="deb [signed-by=${keyring}] ${REPOSITORY_URL}/${distro} ${codename} ${COMPONENT}"
-printf '%s\n' "$source_line" >"$sources_file"
+# deb-src as well, so `apt-get source` finds the repository's source packages
+printf '%s\n' "$source_line" "deb-src [signed-by=${keyring}] ${REPOSITORY_URL}/${distro} ${codename} ${COMPONENT}" >"$sources_file"
 chmod 0644 "$sources_file"
 
 step="refreshing ${REPOSITORY_NAME} (apt-get update); check the token and that packages were published for ${distro}/${codename}"

@@ -134,7 +134,8 @@ function aptText(baseUrl: string, stem: string, token: string, choice: AptChoice
   return [
     aptKeyCommand(baseUrl, stem),
     `printf '${auth}\\n' | sudo tee /etc/apt/auth.conf.d/${stem}.conf >/dev/null && sudo chmod 600 /etc/apt/auth.conf.d/${stem}.conf`,
-    `echo 'deb [signed-by=/etc/apt/keyrings/${stem}.gpg] ${baseUrl}/${choice.distro} ${choice.codename} ${choice.component}' | sudo tee /etc/apt/sources.list.d/${stem}.list >/dev/null`,
+    // deb-src too: `apt-get source` fetches the repository's source packages (Sources is published in every component)
+    `printf '%s\\n' ${['deb', 'deb-src'].map((type) => `'${type} [signed-by=/etc/apt/keyrings/${stem}.gpg] ${baseUrl}/${choice.distro} ${choice.codename} ${choice.component}'`).join(' ')} | sudo tee /etc/apt/sources.list.d/${stem}.list >/dev/null`,
     'sudo apt-get update',
   ].join('\n');
 }

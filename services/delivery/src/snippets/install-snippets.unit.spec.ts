@@ -13,6 +13,7 @@ describe('installSnippets', () => {
     (codename, distro, component) => {
       const snippets = installSnippets({ origin, repository: deb, codename, component });
       expect(snippets.apt).toContain(`deb [signed-by=/etc/apt/keyrings/tools.gpg] ${origin}/deb/acme/tools/${distro} ${codename} ${component}'`);
+      expect(snippets.apt).toContain(`'deb-src [signed-by=/etc/apt/keyrings/tools.gpg] ${origin}/deb/acme/tools/${distro} ${codename} ${component}' | sudo tee`);
       expect(snippets.setupCommands!.oneLiner).toBe(
         `curl -fsSL '${origin}/api/install-deb.sh?repo=r1&codename=${codename}&component=${component}' | sudo bash -s -- ${TOKEN_PLACEHOLDER}`,
       );

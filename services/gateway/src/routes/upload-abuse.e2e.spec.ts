@@ -137,7 +137,7 @@ describe('malformed multipart', () => {
     const file = part('content-disposition: form-data; name="file"; filename="a.deb"', await deb());
     const distribution = (value: string) => part('content-disposition: form-data; name="distribution"', value);
     const twoFiles = await postRaw(Buffer.concat([distribution('ubuntu/noble'), file, file, end]));
-    expect(twoFiles).toMatchObject({ status: 400, body: { message: 'Exactly one "file" part is allowed' } });
+    expect(twoFiles).toMatchObject({ status: 400, body: { message: 'Exactly one "file" part is allowed (several only for a Debian source package: one .dsc and the files it lists)' } });
     const twoDistributions = await postRaw(Buffer.concat([distribution('ubuntu/noble'), file, distribution('ubuntu/jammy'), end]));
     expect(twoDistributions).toMatchObject({ status: 400, body: { message: 'Exactly one "distribution" field is allowed' } });
     // publishing the earlier upload may still be writing index files of its own

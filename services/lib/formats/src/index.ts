@@ -18,3 +18,5 @@ export * from './yum/updateinfo.writer';
 export * from './distributions';
 export * from './common/version-order';
 export * from './repository-keys';
+export * from './deb/dsc.parser';
+export * from './apt/sources-index.writer';

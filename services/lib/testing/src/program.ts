@@ -37,6 +37,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** wait for /api/actuator/health to answer 200 (default true) */
   waitForHealth?: boolean;
+  /** options for node itself, before the program (V8 flags NODE_OPTIONS refuses, such as --trace-gc) */
+  nodeArgs?: string[];
 }
 
 /**
@@ -47,7 +49,7 @@ export async function startPackyard(options: StartOptions = {}): Promise<Running
   const ownDataDir = !options.dataDir;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'packyard-test-'));
   const args = [options.bin ?? PACKYARD_BIN, ...(options.targets ? [`--target=${options.targets.join(',')}`] : [])];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { PackageUploaded, StoredFile } from '@packyard/proto/packyard/artifact/v1/events';
 
 /** A stored package as publishing sees it: artifact's PackageUploaded, kept by the repository module. */
 export interface PublishablePackage {
@@ -14,8 +14,10 @@ export interface PublishablePackage {
   sha256: string;
   blobKey: string;
   uploadedAt: string;
-  /** the PackageUploaded contract: DEB {control, file}, RPM {rpm} */
+  /** the PackageUploaded contract: DEB {control, file}, DEB source {source: {control, files}}, RPM {rpm} */
   indexEntryJson: string;
+  /** a Debian source package's files besides its .dsc */
+  sourceFiles: StoredFile[];
 }
 
 export const toPublishablePackage = (data: PackageUploaded): PublishablePackage => ({
@@ -32,4 +34,6 @@ export const toPublishablePackage = (data: PackageUploaded): PublishablePackage 
   blobKey: data.blobKey,
   uploadedAt: data.uploadedAt,
   indexEntryJson: data.indexEntryJson,
+  // events recorded before source packages existed have none
+  sourceFiles: data.sourceFiles ?? [],
 });

@@ -101,7 +101,9 @@ export const repositoriesProjection: Projection = {
       case 'PackageUploaded': {
         const { data } = event;
         if (!(await repositories.get(data.repositoryId))) return;
-        await readModels.collection<PackageSizeDocument>(PACKAGE_SIZES).upsert({ id: data.packageId, repositoryId: data.repositoryId, sizeBytes: data.sizeBytes });
+        // a source package's size counts its .dsc and every file the .dsc lists
+        const sizeBytes = (data.sourceFiles ?? []).reduce((sum, file) => sum + file.sizeBytes, data.sizeBytes);
+        await readModels.collection<PackageSizeDocument>(PACKAGE_SIZES).upsert({ id: data.packageId, repositoryId: data.repositoryId, sizeBytes });
         await refreshPackageTotals(readModels, data.repositoryId, data.uploadedAt);
         return;
       }

@@ -1,5 +1,5 @@
 import {
-  buildPackagesIndex,
+  buildAptIndex,
   buildUpdateinfo,
   buildRelease,
   buildRepodata,
@@ -19,6 +19,8 @@ import {
   type IndexFile,
   type RepodataOptions,
   type RpmPackage,
+  type SourceIndexFile,
+  sourcesStanza,
   type YumPackageFragments,
 } from '@packyard/formats';
 import type { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
@@ -33,13 +35,42 @@ export interface BuiltGeneration {
   signables: IndexFile[];
   /** by-hash paths, each a second name of a metadata file */
   aliases: { path: string; of: IndexFile }[];
-  /** the package files the metadata points at */
-  pool: { path: string; pkg: PublishablePackage }[];
+  /** the package files the metadata points at (a source package's .dsc and every file it lists) */
+  pool: { path: string; file: PoolFile }[];
 }
+
+/** a stored file as the pool serves it */
+export interface PoolFile {
+  blobKey: string;
+  size: number;
+  sha256: string;
+}
+
+/** a source package's Sources stanza and the files of its pool directory */
+interface SourceEntry {
+  key: string;
+  text: string;
+  pool: { path: string; file: PoolFile }[];
+}
+
+/**
+ * Which APT index lists a DEB package, by its canonical file name: binary packages in
+ * `binary-<arch>/Packages`, debian-installer packages in `debian-installer/binary-<arch>/`
+ * (Debian's layout; apt never reads them, the installer does), debug symbols in
+ * `debug/binary-<arch>/` (Launchpad's `main/debug` layout, a sources.list line of its own),
+ * source packages in `source/Sources`.
+ */
+type AptIndexKind = 'binary' | 'installer' | 'debug' | 'source';
+const aptIndexKind = (pkg: Pick<PublishablePackage, 'filename'>): AptIndexKind =>
+  pkg.filename.endsWith('.dsc') ? 'source' : pkg.filename.endsWith('.udeb') ? 'installer' : pkg.filename.endsWith('.ddeb') ? 'debug' : 'binary';
+
+/** where a kind's per-architecture Packages index lives below its component */
+const BINARY_DIRECTORIES: Record<Exclude<AptIndexKind, 'source'>, string> = { binary: '', installer: 'debian-installer/', debug: 'debug/' };
 
 /** one repository's cached index text and compressed blocks */
 interface RepositoryEntries {
-  apt: Map<string, AptIndexEntry & { key: string; text: string }>;
+  apt: Map<string, AptEntry>;
+  source: Map<string, SourceEntry>;
   yum: Map<string, { key: string; path: string; fragments: YumPackageFragments }>;
   blocks: Map<string, GzipBlockCache>;
 }
@@ -55,12 +86,12 @@ export class IndexEntryCache {
 
   private of(repositoryId: string): RepositoryEntries {
     let entries = this.repositories.get(repositoryId);
-    if (!entries) this.repositories.set(repositoryId, (entries = { apt: new Map(), yum: new Map(), blocks: new Map() }));
+    if (!entries) this.repositories.set(repositoryId, (entries = { apt: new Map(), source: new Map(), yum: new Map(), blocks: new Map() }));
     return entries;
   }
 
   /** the package's Packages stanza under its pool path in `component` */
-  aptEntry(pkg: PublishablePackage, component: string): AptIndexEntry & { key: string; text: string } {
+  aptEntry(pkg: PublishablePackage, component: string): AptEntry {
     const key = `${pkg.id}|${component}`;
     const entries = this.of(pkg.repositoryId).apt;
     let cached = entries.get(key);
@@ -68,6 +99,29 @@ export class IndexEntryCache {
       const { control, file } = JSON.parse(pkg.indexEntryJson) as { control: ControlField[]; file: DebFileDigests };
       const filename = poolPath('DEB', component, pkg);
       cached = { key, control, filename, file, text: packagesStanza({ control, filename, file }) };
+      entries.set(key, cached);
+    }
+    return cached;
+  }
+
+  /** a source package's Sources stanza under its pool directory in `component`, and the files there */
+  sourceEntry(pkg: PublishablePackage, component: string): SourceEntry {
+    const key = `${pkg.id}|${component}`;
+    const entries = this.of(pkg.repositoryId).source;
+    let cached = entries.get(key);
+    if (!cached) {
+      const { source } = JSON.parse(pkg.indexEntryJson) as { source: { control: ControlField[]; files: SourceIndexFile[] } };
+      const dsc = poolPath('DEB', component, pkg);
+      const directory = dsc.slice(0, dsc.lastIndexOf('/'));
+      const stored = new Map(pkg.sourceFiles.map((file) => [file.filename, { blobKey: file.blobKey, size: file.sizeBytes, sha256: file.sha256 }]));
+      cached = {
+        key,
+        text: sourcesStanza({ control: source.control, directory, files: source.files }),
+        pool: [
+          { path: dsc, file: { blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256 } },
+          ...pkg.sourceFiles.map((file) => ({ path: `${directory}/${file.filename}`, file: stored.get(file.filename)! })),
+        ],
+      };
       entries.set(key, cached);
     }
     return cached;
@@ -98,7 +152,7 @@ export class IndexEntryCache {
   /** drops the entries of the repository's packages that are not in `packageIds` (deleted since) */
   retain(repositoryId: string, packageIds: ReadonlySet<string>): void {
     const entries = this.repositories.get(repositoryId);
-    for (const map of entries ? [entries.apt, entries.yum] : []) {
+    for (const map of entries ? [entries.apt, entries.source, entries.yum] : []) {
       for (const key of map.keys()) if (!packageIds.has(key.slice(0, key.lastIndexOf('|')))) map.delete(key);
     }
   }
@@ -129,19 +183,41 @@ export async function buildGeneration(
 async function buildDeb(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
   const component = repository.component || 'main';
   const root = `dists/${target.version}`;
-  const entries = packages.map((pkg) => cache.aptEntry(pkg, component));
-  const pool = entries.map((entry, index) => ({ path: entry.filename, pkg: packages[index] }));
-  const architectures = publishedArchitectures(entries);
+  const binaries = { binary: [] as AptEntry[], installer: [] as AptEntry[], debug: [] as AptEntry[] };
+  const sources: SourceEntry[] = [];
+  const pool: BuiltGeneration['pool'] = [];
+  for (const pkg of packages) {
+    const kind = aptIndexKind(pkg);
+    if (kind === 'source') {
+      const entry = cache.sourceEntry(pkg, component);
+      sources.push(entry);
+      pool.push(...entry.pool);
+    } else {
+      const entry = cache.aptEntry(pkg, component);
+      binaries[kind].push(entry);
+      pool.push({ path: entry.filename, file: { blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256 } });
+    }
+  }
+  const architectures = publishedArchitectures([...binaries.binary, ...binaries.installer, ...binaries.debug]);
   const components = debComponents(component);
   const blocks = cache.blocksOf(repository.id, `${target.distro}/${target.version}`);
+  // every component has binary and source indices (the install instructions name any of
+  // them in deb and deb-src lines); installer and debug ones only the repository's own, and
+  // only once it holds such packages (apt never reads the first; the second needs a sources
+  // line of its own): an index file and three by-hash names fewer per architecture in every
+  // Release and publication otherwise
+  const binaryIndex = (name: string, kind: keyof typeof binaries, architecture: string) =>
+    buildAptIndex(`${name}/${BINARY_DIRECTORIES[kind]}binary-${architecture}/Packages`, name === component ? packagesForArchitecture(binaries[kind], architecture) : [], {}, blocks);
   const indices = (
-    await Promise.all(
-      components.flatMap((name) =>
-        architectures.map((architecture) =>
-          buildPackagesIndex(name === component ? packagesForArchitecture(entries, architecture) : [], { component: name, architecture }, blocks),
-        ),
-      ),
-    )
+    await Promise.all([
+      ...components.flatMap((name) => [
+        ...architectures.map((architecture) => binaryIndex(name, 'binary', architecture)),
+        buildAptIndex(`${name}/source/Sources`, name === component ? sources : [], {}, blocks),
+      ]),
+      ...(['installer', 'debug'] as const)
+        .filter((kind) => binaries[kind].length)
+        .flatMap((kind) => architectures.map((architecture) => binaryIndex(component, kind, architecture))),
+    ])
   ).flat();
   blocks.sweep();
   const release = buildRelease(indices, {
@@ -158,8 +234,13 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
   const metadata = indices.map((file) => ({ ...file, path: `${root}/${file.path}` }));
   const signable = indexFile(`${root}/Release`, Buffer.from(release, 'utf8'));
   const aliases = indices.flatMap((file, index) => byHashPaths(file).map((path) => ({ path: `${root}/${path}`, of: metadata[index] })));
-  return { metadata: [...metadata, signable], signables: [signable], aliases, pool };
+  return { metadata: [...metadata, signable], signables: [signable], aliases, pool: uniquePaths(pool) };
 }
+
+type AptEntry = AptIndexEntry & { key: string; text: string };
+
+/** an orig tarball shared by two revisions of a source package is one pool file */
+const uniquePaths = (pool: BuiltGeneration['pool']) => [...new Map(pool.map((entry) => [entry.path, entry])).values()];
 
 /**
  * The advisories whose packages apply to `target` (their upload distribution is visible in
@@ -216,6 +297,6 @@ async function yumRepository(packages: readonly PublishablePackage[], prefix: st
   return {
     metadata: [...repodata.files.map(below), below(repodata.repomd)],
     repomd: below(repodata.repomd),
-    pool: fragments.map(({ path }, index) => ({ path: `${prefix}${path}`, pkg: packages[index] })),
+    pool: fragments.map(({ path }, index) => ({ path: `${prefix}${path}`, file: { blobKey: packages[index].blobKey, size: packages[index].sizeBytes, sha256: packages[index].sha256 } })),
   };
 }

@@ -81,7 +81,7 @@ export class GenerationWorkflow {
     // phase 3: one event makes the generation current; it names the manifest of its files
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
-    const pool = built.pool.map(({ path, pkg }) => ({ path, blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256, contentType: contentTypeOf(path), package: true }));
+    const pool = built.pool.map(({ path, file }) => ({ path, ...file, contentType: contentTypeOf(path), package: true }));
     const manifest = await this.storeManifest(repository.id, [...metadata, ...signed, ...aliases, ...pool], await this.keyFiles(repository.id));
     await this.decide(stream, {
       type: 'Publish',
@@ -98,7 +98,8 @@ export class GenerationWorkflow {
         distro: target.distro,
         version: target.version,
         manifest,
-        packageCount: pool.length,
+        // packages, not pool files: a source package is its .dsc and the files it lists
+        packageCount: packages.length,
         inputsDigest,
       },
     });
@@ -196,7 +197,8 @@ export class GenerationWorkflow {
 /**
  * What the builders make of the same packages: raise it when a change to the builders
  * (a new index file, another field) must reach repositories whose packages did not change.
- * 2: RPM distributions publish their source packages' repository (SRPMS/, empty too), and
+ * 2: RPM distributions publish their source packages' repository (SRPMS/, empty too), DEB
+ * ones Sources indices (and debian-installer/debug ones once they hold such packages), and
  * .xz indices are written by liblzma (lzma-native).
  */
 const BUILDER_REVISION = 2;

@@ -15,7 +15,10 @@ import {
  *   DEB  root `{repositoryUrl}/{distro}`:
  *          dists/{version}/InRelease | Release | Release.gpg
  *          dists/{version}/{component}/binary-{arch}/Packages{,.gz,.xz} (+ by-hash/{MD5Sum,SHA256,SHA512}/<hex>)
- *          pool/{component}/{letter}/{name}/{upload distro}/{upload version}/{name}_{version}_{arch}.deb
+ *          dists/{version}/{component}/source/Sources{,.gz,.xz}                     (+ by-hash)
+ *          dists/{version}/{component}/{debian-installer,debug}/binary-{arch}/Packages{,.gz,.xz} (+ by-hash; own component only)
+ *          pool/{component}/{letter}/{name}/{upload distro}/{upload version}/{name}_{version}_{arch}.{deb,udeb,ddeb}
+ *          pool/…/{source}_{version}.dsc and the files it lists, in the same directory
  *   RPM  root `{repositoryUrl}/{distro}/{version}`:
  *          repodata/repomd.xml | repomd.xml.asc | repomd.xml.key | <sha256>-{primary,filelists,other}.xml.gz
  *          Packages/{upload distro}/{upload version}/{letter}/{name}-{version}-{release}.{arch}.rpm
@@ -88,7 +91,7 @@ export function poolPath(kind: RepositoryKind, component: string, pkg: { name: s
 }
 
 const CONTENT_TYPES: [RegExp, string][] = [
-  [/\.deb$/, 'application/vnd.debian.binary-package'],
+  [/\.[ud]?deb$/, 'application/vnd.debian.binary-package'],
   [/\.rpm$/, 'application/x-rpm'],
   [/\.gz$/, 'application/gzip'],
   [/\.xz$/, 'application/x-xz'],

@@ -105,26 +105,33 @@ export class ApiClient {
   }
 
   /**
-   * Streams one file as multipart/form-data (distribution first, then the file) with a known
-   * length, reporting bytes as they leave, and answers the created package. `published` is
-   * false when the server answered 202: it accepted the package but had not published it in time.
+   * Streams the files as multipart/form-data (distribution first, then a `file` part each:
+   * one package, or a source package's .dsc and the files it lists) with a known length,
+   * reporting bytes as they leave, and answers the created package. `published` is false
+   * when the server answered 202: it accepted the package but had not published it in time.
    */
-  async upload(ref: RepositoryRef, file: string, distribution: string, onProgress: (sent: number, total: number) => void): Promise<{ package: Package; published: boolean }> {
-    const size = (await stat(file).catch(() => undefined))?.size;
-    if (size === undefined) throw new ClientError(EXIT.usage, `no such file: ${file}`);
+  async upload(ref: RepositoryRef, files: string | readonly string[], distribution: string, onProgress: (sent: number, total: number) => void): Promise<{ package: Package; published: boolean }> {
+    const paths = [files].flat();
+    let size = 0;
+    for (const file of paths) {
+      const fileSize = (await stat(file).catch(() => undefined))?.size;
+      if (fileSize === undefined) throw new ClientError(EXIT.usage, `no such file: ${file}`);
+      size += fileSize;
+    }
     const boundary = `packyard-${randomUUID()}`;
-    const filename = basename(file).replace(/["\r\n]/g, '_');
-    const head = Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="distribution"\r\n\r\n${distribution}\r\n` +
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-    );
-    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const names = paths.map((file) => basename(file).replace(/["\r\n]/g, '_'));
+    const filename = names[0];
+    const field = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="distribution"\r\n\r\n${distribution}\r\n`);
+    const partHeads = names.map((name) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
+    const partEnd = Buffer.from('\r\n');
+    const tail = Buffer.from(`--${boundary}--\r\n`);
+    const length = field.length + partHeads.reduce((sum, head) => sum + head.length + partEnd.length, 0) + size + tail.length;
     const target = new URL(`${this.url}/api/v1/workspaces/${ref.workspace.id}/repos/${ref.repository.id}/upload?wait=published`);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       const request = send(target, {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length },
+        headers: { authorization: `Bearer ${this.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': length },
       });
       request.on('response', (response) => {
         let body = '';
@@ -134,20 +141,28 @@ export class ApiClient {
         response.on('error', reject);
       });
       request.on('error', reject);
-      request.write(head);
+      request.write(field);
       let sent = 0;
       onProgress(0, size);
-      const stream = createReadStream(file);
-      stream.on('data', (chunk) => {
-        sent += chunk.length;
-        onProgress(sent, size);
-        if (!request.write(chunk)) {
-          stream.pause();
-          request.once('drain', () => stream.resume());
-        }
-      });
-      stream.on('error', (error) => request.destroy(error));
-      stream.on('end', () => request.end(tail));
+      const sendFile = (index: number) => {
+        if (index === paths.length) return request.end(tail);
+        request.write(partHeads[index]);
+        const stream = createReadStream(paths[index]);
+        stream.on('data', (chunk) => {
+          sent += chunk.length;
+          onProgress(sent, size);
+          if (!request.write(chunk)) {
+            stream.pause();
+            request.once('drain', () => stream.resume());
+          }
+        });
+        stream.on('error', (error) => request.destroy(error));
+        stream.on('end', () => {
+          request.write(partEnd);
+          sendFile(index + 1);
+        });
+      };
+      sendFile(0);
     }).catch((error: Error) => {
       throw new ClientError(EXIT.server, `upload of ${filename} to ${this.url} failed: ${error.message}`);
     });

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '@packyard/testing/clients/run-command';
 import { aptGet, buildDeb, buildRpm, freshDebianRoot, PACKYARD_BIN, REPO_ROOT, runInRoot, startPackyard, type DebianRoot, type RunningPackyard } from '@packyard/testing';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
+import { buildSourcePackage } from '@packyard/testing/packages/source-package.builder';
 import { runClient } from './client';
 import { EXIT } from './exit-codes';
 
@@ -106,6 +107,19 @@ describe('packyard client commands', () => {
     expect(result).toMatchObject({ installable: true, package: { name: 'packyard-ci-rpm', version: '1.0-1', distribution: 'el/9' } });
     const primary = await fetch(`${packyard.url}/rpm/acme-ci/rpms/el/9/repodata/repomd.xml`, { headers: { authorization: `Basic ${Buffer.from(`${accountToken}:`).toString('base64')}` } });
     expect(primary.status).toBe(200);
+  }, 120_000);
+
+  it('push sends a source package as one upload, the .dsc with the files it lists, and --wait finds it in Sources', async () => {
+    await createRepository('sources');
+    const built = await buildSourcePackage({ name: 'packyard-ci-src', upstreamVersion: '1.0' }, join(work, 'source'));
+    // every file named, as `push … dist/*` would: the listed ones go with their .dsc, not alone
+    const push = await cli(['push', 'acme-ci/sources', 'debian/bookworm', ...built.files, '--wait', '--json']);
+    expect(push.code).toBe(0);
+    const results = JSON.parse(push.stdout);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ file: built.dsc, installable: true, package: { name: 'packyard-ci-src', architecture: 'source', filename: 'packyard-ci-src_1.0-1.dsc' } });
+    const sources = await fetch(`${packyard.url}/deb/acme-ci/sources/debian/dists/bookworm/main/source/Sources`, { headers: { authorization: `Basic ${Buffer.from(`${accountToken}:`).toString('base64')}` } });
+    expect(await sources.text()).toMatch(/^ [0-9a-f]{32} \d+ packyard-ci-src_1\.0\.orig\.tar\.gz$/m);
   }, 120_000);
 
   it('answers exit codes CI can branch on, with --json errors on stdout', async () => {

@@ -22,8 +22,9 @@ async function fetchEdge(url: string, token: string): Promise<Buffer | undefined
   return response.ok ? Buffer.from(await response.arrayBuffer()) : undefined;
 }
 
-/** The uncompressed Packages indices InRelease lists (its SHA256 section: ` <hash> <size> <path>`). */
-const packagesIndices = (inRelease: string) => [...new Set([...inRelease.matchAll(/^ [0-9a-f]{64}\s+\d+\s+(\S+\/binary-[^/\s]+\/Packages)$/gm)].map((m) => m[1]))];
+/** The uncompressed Packages and Sources indices InRelease lists (its SHA256 section: ` <hash> <size> <path>`). */
+const packagesIndices = (inRelease: string) =>
+  [...new Set([...inRelease.matchAll(/^ [0-9a-f]{64}\s+\d+\s+(\S+\/binary-[^/\s]+\/Packages|\S+\/source\/Sources)$/gm)].map((m) => m[1]))];
 
 async function aptServes(base: string, target: Distribution, pkg: Package, token: string): Promise<boolean> {
   const dists = `${base}/${target.distro}/dists/${target.version}`;
@@ -31,7 +32,9 @@ async function aptServes(base: string, target: Distribution, pkg: Package, token
   if (!inRelease) return false;
   for (const path of packagesIndices(inRelease.toString('utf8'))) {
     const packages = await fetchEdge(`${dists}/${path}`, token);
-    if (packages && new RegExp(`^Filename: \\S*/${escapeRegExp(pkg.filename)}$`, 'm').test(packages.toString('utf8'))) return true;
+    // a Packages stanza's Filename, or a .dsc in the Files list of a Sources stanza
+    const listed = new RegExp(`^(Filename: \\S*/| [0-9a-f]{32} \\d+ )${escapeRegExp(pkg.filename)}$`, 'm');
+    if (packages && listed.test(packages.toString('utf8'))) return true;
   }
   return false;
 }

@@ -192,6 +192,15 @@ export function ErrorPanel({ title, message, onRetry }: { title: string; message
   );
 }
 
+/** An error or warning said inline, beside what it is about (a failed save, a refused action): read out by screen readers when it appears. */
+export function Alert({ children }: { children: ReactNode }) {
+  return (
+    <div className="pk-alert" role="alert">
+      {children}
+    </div>
+  );
+}
+
 export function PageHeader({ title, description, actions, children }: { title: ReactNode; description?: ReactNode; actions?: ReactNode; children?: ReactNode }) {
   return (
     <header className="pk-page-header">

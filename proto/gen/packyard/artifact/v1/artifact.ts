@@ -16,6 +16,17 @@ export interface ClaimUploadRequest {
   filename: string;
   /** "distro/version", e.g. "ubuntu/noble" */
   distribution: string;
+  /**
+   * A Debian source package: the .dsc is the file above, these are the files it lists
+   * (orig and debian tarballs), staged the same way. Empty for every other upload.
+   */
+  sourceFiles: StagedFile[];
+}
+
+export interface StagedFile {
+  stagingKey: string;
+  /** only compared with the names the .dsc lists, never used as a path */
+  filename: string;
 }
 
 /**
@@ -219,7 +230,7 @@ export interface DownloadSummary {
 }
 
 function createBaseClaimUploadRequest(): ClaimUploadRequest {
-  return { workspaceId: "", repositoryId: "", stagingKey: "", filename: "", distribution: "" };
+  return { workspaceId: "", repositoryId: "", stagingKey: "", filename: "", distribution: "", sourceFiles: [] };
 }
 
 export const ClaimUploadRequest: MessageFns<ClaimUploadRequest> = {
@@ -238,6 +249,9 @@ export const ClaimUploadRequest: MessageFns<ClaimUploadRequest> = {
     }
     if (message.distribution !== "") {
       writer.uint32(42).string(message.distribution);
+    }
+    for (const v of message.sourceFiles) {
+      StagedFile.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -295,6 +309,14 @@ export const ClaimUploadRequest: MessageFns<ClaimUploadRequest> = {
             message.distribution = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.sourceFiles.push(StagedFile.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -326,6 +348,11 @@ export const ClaimUploadRequest: MessageFns<ClaimUploadRequest> = {
         : "",
       filename: isSet(object.filename) ? globalThis.String(object.filename) : "",
       distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      sourceFiles: globalThis.Array.isArray(object?.sourceFiles)
+        ? object.sourceFiles.map((e: any) => StagedFile.fromJSON(e))
+        : globalThis.Array.isArray(object?.source_files)
+        ? object.source_files.map((e: any) => StagedFile.fromJSON(e))
+        : [],
     };
   },
 
@@ -346,6 +373,9 @@ export const ClaimUploadRequest: MessageFns<ClaimUploadRequest> = {
     if (message.distribution !== "") {
       obj.distribution = message.distribution;
     }
+    if (message.sourceFiles?.length) {
+      obj.sourceFiles = message.sourceFiles.map((e) => StagedFile.toJSON(e));
+    }
     return obj;
   },
 
@@ -359,6 +389,96 @@ export const ClaimUploadRequest: MessageFns<ClaimUploadRequest> = {
     message.stagingKey = object.stagingKey ?? "";
     message.filename = object.filename ?? "";
     message.distribution = object.distribution ?? "";
+    message.sourceFiles = object.sourceFiles?.map((e) => StagedFile.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStagedFile(): StagedFile {
+  return { stagingKey: "", filename: "" };
+}
+
+export const StagedFile: MessageFns<StagedFile> = {
+  encode(message: StagedFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.stagingKey !== "") {
+      writer.uint32(10).string(message.stagingKey);
+    }
+    if (message.filename !== "") {
+      writer.uint32(18).string(message.filename);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StagedFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStagedFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.stagingKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.filename = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StagedFile {
+    return {
+      stagingKey: isSet(object.stagingKey)
+        ? globalThis.String(object.stagingKey)
+        : isSet(object.staging_key)
+        ? globalThis.String(object.staging_key)
+        : "",
+      filename: isSet(object.filename) ? globalThis.String(object.filename) : "",
+    };
+  },
+
+  toJSON(message: StagedFile): unknown {
+    const obj: any = {};
+    if (message.stagingKey !== "") {
+      obj.stagingKey = message.stagingKey;
+    }
+    if (message.filename !== "") {
+      obj.filename = message.filename;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StagedFile>): StagedFile {
+    return StagedFile.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StagedFile>): StagedFile {
+    const message = createBaseStagedFile();
+    message.stagingKey = object.stagingKey ?? "";
+    message.filename = object.filename ?? "";
     return message;
   },
 };

@@ -31,6 +31,19 @@ export interface PackageUploaded {
    */
   indexEntryJson: string;
   uploadedAt: string;
+  /**
+   * A Debian source package is its .dsc (filename, size_bytes, sha256 and blob_key above)
+   * and the files the .dsc lists, here: each stored content-addressed like a package, and
+   * freed when no package names it. Empty for .deb, .udeb, .ddeb and .rpm.
+   */
+  sourceFiles: StoredFile[];
+}
+
+export interface StoredFile {
+  filename: string;
+  sizeBytes: number;
+  sha256: string;
+  blobKey: string;
 }
 
 export interface PackageDeleted {
@@ -114,6 +127,7 @@ function createBasePackageUploaded(): PackageUploaded {
     blobKey: "",
     indexEntryJson: "",
     uploadedAt: "",
+    sourceFiles: [],
   };
 }
 
@@ -163,6 +177,9 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
     }
     if (message.uploadedAt !== "") {
       writer.uint32(122).string(message.uploadedAt);
+    }
+    for (const v of message.sourceFiles) {
+      StoredFile.encode(v!, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -300,6 +317,14 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
             message.uploadedAt = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.sourceFiles.push(StoredFile.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -361,6 +386,11 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
         : isSet(object.uploaded_at)
         ? globalThis.String(object.uploaded_at)
         : "",
+      sourceFiles: globalThis.Array.isArray(object?.sourceFiles)
+        ? object.sourceFiles.map((e: any) => StoredFile.fromJSON(e))
+        : globalThis.Array.isArray(object?.source_files)
+        ? object.source_files.map((e: any) => StoredFile.fromJSON(e))
+        : [],
     };
   },
 
@@ -411,6 +441,9 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
     if (message.uploadedAt !== "") {
       obj.uploadedAt = message.uploadedAt;
     }
+    if (message.sourceFiles?.length) {
+      obj.sourceFiles = message.sourceFiles.map((e) => StoredFile.toJSON(e));
+    }
     return obj;
   },
 
@@ -434,6 +467,132 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
     message.blobKey = object.blobKey ?? "";
     message.indexEntryJson = object.indexEntryJson ?? "";
     message.uploadedAt = object.uploadedAt ?? "";
+    message.sourceFiles = object.sourceFiles?.map((e) => StoredFile.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStoredFile(): StoredFile {
+  return { filename: "", sizeBytes: 0, sha256: "", blobKey: "" };
+}
+
+export const StoredFile: MessageFns<StoredFile> = {
+  encode(message: StoredFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.filename !== "") {
+      writer.uint32(10).string(message.filename);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(16).int64(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(26).string(message.sha256);
+    }
+    if (message.blobKey !== "") {
+      writer.uint32(34).string(message.blobKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoredFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoredFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.filename = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sizeBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.blobKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoredFile {
+    return {
+      filename: isSet(object.filename) ? globalThis.String(object.filename) : "",
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      blobKey: isSet(object.blobKey)
+        ? globalThis.String(object.blobKey)
+        : isSet(object.blob_key)
+        ? globalThis.String(object.blob_key)
+        : "",
+    };
+  },
+
+  toJSON(message: StoredFile): unknown {
+    const obj: any = {};
+    if (message.filename !== "") {
+      obj.filename = message.filename;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.blobKey !== "") {
+      obj.blobKey = message.blobKey;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StoredFile>): StoredFile {
+    return StoredFile.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StoredFile>): StoredFile {
+    const message = createBaseStoredFile();
+    message.filename = object.filename ?? "";
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.sha256 = object.sha256 ?? "";
+    message.blobKey = object.blobKey ?? "";
     return message;
   },
 };

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readStanzas as readAptStanzas } from '@packyard/testing/packages/apt-stanzas';
 import { buildDeb, type DebSpec } from '@packyard/testing/packages/deb.builder';
 import { parseDeb } from '../deb/deb.parser';
 import { type AptIndexEntry, buildPackagesIndex, packagesForArchitecture, packagesStanza } from './packages-index.writer';
@@ -26,23 +27,8 @@ const CORPUS: DebSpec[] = [
   { name: 'libacme1', version: '5.2.1-1', arch: 'amd64', depends: 'libc6 (>= 2.17), libstdc++6', compression: 'zstd' },
 ];
 
-/** Packages-file stanzas as maps keyed by "name arch", values trimmed per line. */
-function readStanzas(text: string): Map<string, Record<string, string>> {
-  const stanzas = new Map<string, Record<string, string>>();
-  for (const block of text.split(/\n\n+/).filter((part) => part.trim())) {
-    const fields: Record<string, string> = {};
-    let last = '';
-    for (const line of block.split('\n')) {
-      if (line.startsWith(' ')) fields[last] += `\n${line}`;
-      else {
-        last = line.slice(0, line.indexOf(':'));
-        fields[last] = line.slice(line.indexOf(':') + 1).trim();
-      }
-    }
-    stanzas.set(`${fields.Package} ${fields.Architecture}`, fields);
-  }
-  return stanzas;
-}
+/** Packages-file stanzas keyed by "name arch" */
+const readStanzas = (text: string) => readAptStanzas(text, (fields) => `${fields.Package} ${fields.Architecture}`);
 
 describe('APT index writers against apt-ftparchive', () => {
   let root: string;

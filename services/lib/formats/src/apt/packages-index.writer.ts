@@ -44,9 +44,13 @@ export function packagesStanza(entry: AptIndexEntry): string {
     { name: 'SHA256', value: entry.file.sha256 },
     { name: 'SHA512', value: entry.file.sha512 },
   ];
+  return stanzaText(fields, rankOf);
+}
+
+/** the fields in `rank` order (Array.prototype.sort is stable: unknown fields keep their own order), then the blank separator line */
+export function stanzaText(fields: ControlField[], rank: (field: ControlField) => number): string {
   let stanza = '';
-  // Array.prototype.sort is stable: unknown fields keep the package's own order
-  for (const field of fields.sort((a, b) => rankOf(a) - rankOf(b))) {
+  for (const field of fields.sort((a, b) => rank(a) - rank(b))) {
     // A value may start on the next line (e.g. "Description:" then " text"): no trailing space then.
     stanza += field.value === '' || field.value.startsWith('\n') ? `${field.name}:${field.value}\n` : `${field.name}: ${field.value}\n`;
   }
@@ -96,15 +100,18 @@ export interface PackagesIndexOptions {
 export const DEFAULT_XZ_MAX_PLAIN_BYTES = 2 * 1024 * 1024;
 
 /** `Packages`, `Packages.gz` and (size permitting) `Packages.xz` for one component/arch. */
-export async function buildPackagesIndex(stanzas: readonly IndexPiece[], options: PackagesIndexOptions, cache?: GzipBlockCache): Promise<AptIndexFile[]> {
-  const directory = `${options.component}/binary-${options.architecture}`;
-  const blocks = await gzipInBlocks(directory, stanzas, cache);
+export const buildPackagesIndex = (stanzas: readonly IndexPiece[], options: PackagesIndexOptions, cache?: GzipBlockCache): Promise<AptIndexFile[]> =>
+  buildAptIndex(`${options.component}/binary-${options.architecture}/Packages`, stanzas, options, cache);
+
+/**
+ * One APT index in its three forms: `<path>`, `<path>.gz` and, size permitting, `<path>.xz`
+ * (`main/binary-amd64/Packages`, `main/source/Sources`,
+ * `main/debian-installer/binary-amd64/Packages`).
+ */
+export async function buildAptIndex(path: string, stanzas: readonly IndexPiece[], options: Pick<PackagesIndexOptions, 'xzMaxPlainBytes'>, cache?: GzipBlockCache): Promise<AptIndexFile[]> {
+  const blocks = await gzipInBlocks(path, stanzas, cache);
   const plain = Buffer.concat(blocks.map((block) => block.plain));
   const withXz = plain.length <= (options.xzMaxPlainBytes ?? DEFAULT_XZ_MAX_PLAIN_BYTES);
   const [gzipped, xzed] = await Promise.all([blocks.length ? Buffer.concat(blocks.map((block) => block.gzipped)) : gzip(plain), withXz ? xz(plain) : undefined]);
-  return [
-    aptIndexFile(`${directory}/Packages`, plain),
-    aptIndexFile(`${directory}/Packages.gz`, gzipped),
-    ...(xzed ? [aptIndexFile(`${directory}/Packages.xz`, xzed)] : []),
-  ];
+  return [aptIndexFile(path, plain), aptIndexFile(`${path}.gz`, gzipped), ...(xzed ? [aptIndexFile(`${path}.xz`, xzed)] : [])];
 }

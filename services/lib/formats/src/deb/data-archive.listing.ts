@@ -1,7 +1,7 @@
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Decompress as ZstdDecompress } from 'fzstd';
-import { xz } from '@napi-rs/lzma';
+import lzma from 'lzma-native';
 import { extract } from 'tar-stream';
 import type { Compression } from './control-archive.decompression';
 
@@ -33,7 +33,7 @@ function decompressed(chunks: AsyncIterable<Uint8Array>, compression: Compressio
     case 'gzip':
       return pipeline(Readable.from(chunks), createGunzip(), () => undefined);
     case 'xz':
-      return xz.decompressStream(Readable.toWeb(Readable.from(chunks)) as ReadableStream<Uint8Array>) as unknown as AsyncIterable<Uint8Array>;
+      return pipeline(Readable.from(chunks), lzma.createStream('streamDecoder'), () => undefined);
     case 'zstd':
       return (async function* () {
         let out: Uint8Array[] = [];

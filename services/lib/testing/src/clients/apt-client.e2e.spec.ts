@@ -54,7 +54,10 @@ describe.skipIf(unavailable !== undefined)(`install-deb.sh with apt in a bookwor
     expect(status.stdout).toBe('install ok installed 1.0.0');
 
     const sources = await readFile(join(root.path, 'etc/apt/sources.list.d/tools.list'), 'utf8');
-    expect(sources).toBe(`deb [signed-by=/etc/apt/keyrings/tools.gpg] ${reference.debRepositoryUrl}/debian bookworm main\n`);
+    expect(sources).toBe(
+      `deb [signed-by=/etc/apt/keyrings/tools.gpg] ${reference.debRepositoryUrl}/debian bookworm main\n` +
+        `deb-src [signed-by=/etc/apt/keyrings/tools.gpg] ${reference.debRepositoryUrl}/debian bookworm main\n`,
+    );
     const auth = join(root.path, 'etc/apt/auth.conf.d/tools.conf');
     expect((await stat(auth)).mode & 0o777).toBe(0o600);
     expect(await readFile(auth, 'utf8')).toContain(token);

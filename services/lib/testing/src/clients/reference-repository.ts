@@ -75,12 +75,13 @@ async function buildRepositories(options: ReferenceRepositoryOptions, workDir: s
   await writeFile(join(keysDir, `${options.repository}.asc`), (await gpg(['--armor', '--export', fingerprint])).stdout);
   await gpg(['--output', join(keysDir, `${options.repository}.gpg`), '--export', fingerprint]);
 
-  // APT: reprepro keeps its database outside the served tree and writes dists/ + pool/.
+  // APT: reprepro keeps its database outside the served tree and writes dists/ + pool/;
+  // with `source` among the architectures it publishes a (here empty) Sources for deb-src lines.
   const reprepro = join(workDir, 'reprepro');
   await mkdir(join(reprepro, 'conf'), { recursive: true });
   await writeFile(
     join(reprepro, 'conf/distributions'),
-    `Origin: reference\nLabel: reference\nCodename: bookworm\nArchitectures: amd64\nComponents: main\nSignWith: ${fingerprint}\n`,
+    `Origin: reference\nLabel: reference\nCodename: bookworm\nArchitectures: amd64 source\nComponents: main\nSignWith: ${fingerprint}\n`,
   );
   const debOutDir = join(servedDir, 'deb', options.workspace, options.repository, 'debian');
   for (const pkg of options.packages) {

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { escapeXml, isArtifactFormatError, packagesStanza, parseControlFile, parseDeb, parseRpm } from '@packyard/formats';
+import { escapeXml, isArtifactFormatError, packagesStanza, parseControlFile, parseDeb, parseDsc, parseRpm, sourcesStanza } from '@packyard/formats';
 import { buildDeb } from '../packages/deb.builder';
 import { craftDeb, validControlText } from '../packages/deb-crafting';
 import { buildRpm } from '../packages/rpm.builder';
+import { buildSourcePackage } from '../packages/source-package.builder';
 import { craftRpm } from '../packages/rpm-crafting';
 
 /**
@@ -15,7 +16,8 @@ import { craftRpm } from '../packages/rpm-crafting';
  * overwritten, cut or inserted. Properties: a parser either answers or throws its typed
  * format error (anything else is a crash), never takes longer than `hangMs`; a Packages
  * stanza written from any control the parser accepts reads back as exactly those fields
- * and the ones the writer adds (no smuggled field); escaped XML text holds no markup.
+ * and the ones the writer adds (no smuggled field), and so does a Sources stanza written
+ * from any .dsc the parser accepts; escaped XML text holds no markup.
  * The unit spec runs it short in CI; `loadtests/fuzz-formats.ts` runs it nightly-sized.
  */
 export interface FuzzOptions {
@@ -38,6 +40,8 @@ export interface FuzzSeeds {
   debs: Buffer[];
   rpms: Buffer[];
   controls: string[];
+  /** .dsc files: dpkg-source's, and one clearsigned */
+  dscs: Buffer[];
 }
 
 /** real packages from the builders (dpkg-deb, rpmbuild) and the crafted ones */
@@ -50,7 +54,9 @@ export async function fuzzSeeds(): Promise<FuzzSeeds> {
     ];
     const rpms = [await readFile(await buildRpm({ name: 'fuzz-seed', version: '1.0', release: '1', arch: 'x86_64' }, dir)), craftRpm()];
     const controls = [validControlText('control-seed'), `${validControlText('depends-seed')}Depends: libc6 (>= 2.36), zlib1g\nHomepage: https://example.com\n`];
-    return { debs, rpms, controls };
+    const dsc = await readFile((await buildSourcePackage({ name: 'fuzz-seed', upstreamVersion: '1.0' }, join(dir, 'source'))).dsc);
+    const clearsigned = Buffer.concat([Buffer.from('-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\n'), dsc, Buffer.from('-----BEGIN PGP SIGNATURE-----\n\niQ==\n-----END PGP SIGNATURE-----\n')]);
+    return { debs, rpms, controls, dscs: [dsc, clearsigned] };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -139,6 +145,32 @@ async function fuzzStanzaWriter(controls: string[], options: FuzzOptions): Promi
   return figures;
 }
 
+function fuzzSourcesWriter(dscs: Buffer[], options: FuzzOptions): FuzzFigures {
+  const figures: FuzzFigures = { target: '.dsc parser → Sources stanza writer', inputs: 0, accepted: 0, slowestMs: 0 };
+  const digests = { size: 1, md5: '0'.repeat(32), sha1: '0'.repeat(40), sha256: '0'.repeat(64), sha512: '0'.repeat(128) };
+  fc.assert(
+    fc.property(mutatedFrom(dscs), (bytes) => {
+      figures.inputs++;
+      const started = performance.now();
+      let dsc;
+      try {
+        dsc = parseDsc(bytes);
+      } catch (error) {
+        if (isArtifactFormatError(error)) return;
+        throw error;
+      } finally {
+        figures.slowestMs = Math.max(figures.slowestMs, performance.now() - started);
+      }
+      figures.accepted++;
+      const stanza = sourcesStanza({ control: dsc.control, directory: 'pool/main/f/fuzz', files: dsc.files.map((file) => ({ ...digests, name: file.name })) });
+      const fields = dsc.control.map((field) => (field.name.toLowerCase() === 'source' ? 'Package' : field.name));
+      expectSameFields(fieldNames(stanza), [...fields, 'Directory', 'Files', 'Checksums-Sha1', 'Checksums-Sha256', 'Checksums-Sha512']);
+    }),
+    { numRuns: options.runs, seed: options.seed },
+  );
+  return figures;
+}
+
 function fuzzXmlEscape(options: FuzzOptions): FuzzFigures {
   const figures: FuzzFigures = { target: 'XML text escaping (repodata writer)', inputs: 0, accepted: 0, slowestMs: 0 };
   fc.assert(
@@ -165,6 +197,7 @@ export async function fuzzFormats(seeds: FuzzSeeds, options: FuzzOptions): Promi
     await fuzzParser('.deb parser', seeds.debs, (input) => parseDeb(input), options),
     await fuzzParser('.rpm parser', seeds.rpms, (input) => parseRpm(input), options),
     await fuzzStanzaWriter(seeds.controls, options),
+    fuzzSourcesWriter(seeds.dscs, options),
     fuzzXmlEscape(options),
   ];
 }

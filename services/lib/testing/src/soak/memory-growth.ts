@@ -5,23 +5,23 @@
  * seconds and then collects it, and RSS follows the heap up and down (400–480 MB within
  * one 40 s cycle in a soak here). So each end of the run is a window of samples: the
  * second fifth (after caches warmed) and the last fifth. RSS compares the windows' means,
- * descriptors their medians (a burst holds a few for a moment); the heap compares floors, the least heap in use seen in each
- * window, which is close to what survives a full collection: a leak raises the floor,
- * garbage only the peaks.
+ * descriptors their medians (a burst holds a few for a moment), and the heap what is live
+ * after full collections (V8's --trace-gc `Mark-Compact … -> N MB`), their medians: a leak
+ * raises that, garbage only the peaks between collections.
  */
 export interface MemorySample {
   /** resident set size, MB */
   rss: number;
   /** open descriptors */
   fds: number;
-  /** V8 heap in use, MB */
-  heap: number;
+  /** V8 heap live after the latest full collection, MB (NaN before the first) */
+  heapLive: number;
 }
 
 export interface WindowFigures {
   rss: { mean: number; min: number; max: number };
   fds: number;
-  heapFloor: number;
+  heapLive: number;
 }
 
 export interface MemoryGrowth {
@@ -30,7 +30,7 @@ export interface MemoryGrowth {
   /** percentages from the warm window to the end one */
   rssGrowth: number;
   fdGrowth: number;
-  heapFloorGrowth: number;
+  heapLiveGrowth: number;
 }
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -46,7 +46,7 @@ function windowFigures(samples: readonly MemorySample[]): WindowFigures {
   return {
     rss: { mean: mean(rss), min: Math.min(...rss), max: Math.max(...rss) },
     fds: median(samples.map((sample) => sample.fds)),
-    heapFloor: Math.min(...samples.map((sample) => sample.heap)),
+    heapLive: median(samples.map((sample) => sample.heapLive).filter((live) => !Number.isNaN(live))),
   };
 }
 
@@ -63,6 +63,20 @@ export function memoryGrowth(samples: readonly MemorySample[]): MemoryGrowth {
     end,
     rssGrowth: percent(warm.rss.mean, end.rss.mean),
     fdGrowth: percent(warm.fds, end.fds),
-    heapFloorGrowth: percent(warm.heapFloor, end.heapFloor),
+    heapLiveGrowth: percent(warm.heapLive, end.heapLive),
   };
+}
+
+const FULL_GC = /\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/g;
+
+/**
+ * The heap sizes (MB) live after each full collection in V8's --trace-gc lines, in order, of
+ * the process's main isolate: worker threads trace their own small heaps under their own
+ * isolate address, so the isolate with the largest heap is taken.
+ */
+export function liveAfterFullCollections(traceGc: string): number[] {
+  const byIsolate = new Map<string, number[]>();
+  for (const [, isolate, live] of traceGc.matchAll(FULL_GC)) byIsolate.set(isolate, [...(byIsolate.get(isolate) ?? []), Number(live)]);
+  const heaps = [...byIsolate.values()];
+  return heaps.sort((a, b) => Math.max(...b) - Math.max(...a))[0] ?? [];
 }

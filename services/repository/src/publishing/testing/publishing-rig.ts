@@ -122,6 +122,7 @@ export function syntheticDeb(repositoryId: string, index: number, distribution =
     id: `${repositoryId}-p${index}`, repositoryId, kind: 'DEB', distribution, name, version: '1.0-1', architecture: 'amd64', filename: `${name}_1.0-1_amd64.deb`,
     sizeBytes: file.size, sha256, blobKey: `packages/${repositoryId}/sha256/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`, uploadedAt: new Date().toISOString(),
     indexEntryJson: JSON.stringify({ control, file }),
+    sourceFiles: [],
   };
 }
 
