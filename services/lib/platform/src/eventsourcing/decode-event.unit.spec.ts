@@ -7,7 +7,7 @@ const TABLE = { RepositoryCreated, RepositoryDeleted };
 describe('decodeEvent', () => {
   it('reads the data by the message of its type, defaults for what an older event lacks', () => {
     const event = decodeEvent({ type: 'RepositoryDeleted', data: { repositoryId: 'r1', deletedAt: 't' } }, TABLE);
-    expect(event).toEqual({ type: 'RepositoryDeleted', data: { repositoryId: 'r1', workspaceId: '', ownerId: '', deletedAt: 't' } });
+    expect(event).toEqual({ type: 'RepositoryDeleted', data: { repositoryId: 'r1', workspaceId: '', ownerId: '', deletedAt: 't', purgeAt: '', withWorkspace: false } });
     if (event?.type === 'RepositoryDeleted') expect(event.data.repositoryId).toBe('r1');
   });
 
