@@ -42,6 +42,9 @@ const workspace = (await alice.call('POST', '/workspaces', { name: 'Soak', slug:
 const repo = (await alice.call('POST', `/workspaces/${workspace.id}/repos`, { name: 'apt', kind: 'DEB' })).body;
 const repoPath = `/workspaces/${workspace.id}/repos/${repo.id}`;
 const token = (await alice.call('POST', `/repos/${repo.id}/tokens`, { name: 'soak' })).body.token as string;
+// the API calls go as a CI job's would, with an account token: the session's ID token lasts
+// 15 minutes (the console refreshes it), less than a soak
+const api = alice.as((await alice.call('POST', '/tokens', { name: 'soak', scopes: ['read', 'publish'] })).body.token as string);
 const repositoryUrl = ((await alice.call('GET', `/repos/${repo.id}/snippets`)).body.repositoryUrl as string).replace(/^https?:\/\/[^/]+/, packyard.url);
 const basic = `Basic ${Buffer.from(`${token}:`).toString('base64')}`;
 // a new repository's empty index is published a moment after its creation
@@ -61,7 +64,7 @@ async function upload(name: string) {
   const form = new FormData();
   form.append('distribution', 'ubuntu/noble');
   form.append('file', new Blob([new Uint8Array(await craftDeb({ control: validControlText(name) }))]), `${name}.deb`);
-  const response = await fetch(`${packyard.url}/api/v1${repoPath}/upload`, { method: 'POST', headers: { authorization: `Bearer ${alice.bearer}` }, body: form });
+  const response = await fetch(`${packyard.url}/api/v1${repoPath}/upload`, { method: 'POST', headers: { authorization: `Bearer ${api.bearer}` }, body: form });
   const body = (await response.json()) as { id: string };
   expectStatus('upload', response.status, [201]);
   return body.id;
@@ -70,7 +73,7 @@ async function upload(name: string) {
 function abortedUpload(): Promise<void> {
   return new Promise((resolve) => {
     const socket = connect(packyard.port, '127.0.0.1', () => {
-      socket.write(`POST /api/v1${repoPath}/upload HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${alice.bearer}\r\ncontent-type: multipart/form-data; boundary=b\r\ncontent-length: 1000000\r\n\r\n--b\r\ncontent-disposition: form-data; name="file"; filename="cut.deb"\r\n\r\n`);
+      socket.write(`POST /api/v1${repoPath}/upload HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${api.bearer}\r\ncontent-type: multipart/form-data; boundary=b\r\ncontent-length: 1000000\r\n\r\n--b\r\ncontent-disposition: form-data; name="file"; filename="cut.deb"\r\n\r\n`);
       socket.write(Buffer.alloc(64 * 1024));
       setTimeout(() => {
         socket.destroy();
@@ -93,12 +96,12 @@ async function worker(id: number) {
   const mine: string[] = [];
   for (let round = 0; Date.now() < deadline; round++) {
     mine.push(await upload(`soak-${id}-${round}`));
-    expectStatus('list', (await alice.call('GET', `${repoPath}/packages?page=0&size=20`)).status, [200]);
-    expectStatus('search', (await alice.call('GET', `${repoPath}/packages?q=soak-${id}&page=0&size=20`)).status, [200]);
+    expectStatus('list', (await api.call('GET', `${repoPath}/packages?page=0&size=20`)).status, [200]);
+    expectStatus('search', (await api.call('GET', `${repoPath}/packages?q=soak-${id}&page=0&size=20`)).status, [200]);
     await edge('dists/noble/InRelease');
     await edge('dists/noble/main/binary-amd64/Packages.gz');
     // the repository stays small: older uploads go again
-    if (mine.length > 5) expectStatus('delete', (await alice.call('DELETE', `${repoPath}/packages/${mine.shift()}`)).status, [204]);
+    if (mine.length > 5) expectStatus('delete', (await api.call('DELETE', `${repoPath}/packages/${mine.shift()}`)).status, [204]);
     await abortedUpload();
     const login = await fetch(`${packyard.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: alice.email, password: 'wrong' }) });
     expectStatus('wrong password', login.status, [401, 429]);
