@@ -1,7 +1,8 @@
 import type { ControlField } from '../deb/deb-control.parser';
 import type { DebFileDigests } from '../deb/deb.parser';
 import { type GzipBlockCache, gzipInBlocks, type IndexPiece } from '../common/gzip-blocks';
-import { type AptIndexFile, aptIndexFile, gzip, xz } from '../common/index-file';
+import { type AptIndexFile, aptIndexFile, gzip } from '../common/index-file';
+import { xzInBlocks } from '../common/xz-blocks';
 
 /** What the Packages index needs of one stored .deb. */
 export interface AptIndexEntry {
@@ -112,6 +113,10 @@ export async function buildAptIndex(path: string, stanzas: readonly IndexPiece[]
   const blocks = await gzipInBlocks(path, stanzas, cache);
   const plain = Buffer.concat(blocks.map((block) => block.plain));
   const withXz = plain.length <= (options.xzMaxPlainBytes ?? DEFAULT_XZ_MAX_PLAIN_BYTES);
-  const [gzipped, xzed] = await Promise.all([blocks.length ? Buffer.concat(blocks.map((block) => block.gzipped)) : gzip(plain), withXz ? xz(plain) : undefined]);
+  // both compressed block by block: a block the cache kept is not compressed again
+  const [gzipped, xzed] = await Promise.all([
+    blocks.length ? Buffer.concat(blocks.map((block) => block.gzipped)) : gzip(plain),
+    withXz ? xzInBlocks(blocks.map((block) => block.plain)) : undefined,
+  ]);
   return [aptIndexFile(path, plain), aptIndexFile(`${path}.gz`, gzipped), ...(xzed ? [aptIndexFile(`${path}.xz`, xzed)] : [])];
 }
