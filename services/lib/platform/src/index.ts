@@ -12,6 +12,7 @@ export * from './grpc/publication-wait';
 export * from './http/http-server';
 export * from './runtime/event-sourcing.module';
 export * from './runtime/deadline-sweeper';
+export * from './runtime/recently-used';
 export * from './eventsourcing/index';
 export * from './readmodels/index';
 export * from './bus/index';

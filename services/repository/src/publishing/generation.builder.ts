@@ -23,6 +23,7 @@ import {
   sourcesStanza,
   type YumPackageFragments,
 } from '@packyard/formats';
+import { RecentlyUsed } from '@packyard/platform';
 import type { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
 import type { PublishablePackage } from '../packages/publishable-package';
 import { debComponents, isSourcePackage, poolPath, RPM_SOURCE_DIR, type PublishedRepository } from './publication-layout';
@@ -76,13 +77,26 @@ interface RepositoryEntries {
 }
 
 /**
+ * The repositories whose index text and compressed blocks stay in memory between builds,
+ * the most recently built first: a repository past them is rebuilt from its package set
+ * (every stanza and block computed again, as after a start). Memory follows this number
+ * and the size of those repositories, not how many repositories there are.
+ */
+export const CACHED_REPOSITORIES = 64;
+
+/**
  * Per-package index text (a Packages stanza, or primary/filelists/other fragments) depends
  * only on the package and its pool path, so it is computed once per package; an index of
  * 10,000 packages is a concatenation of blocks, compressed once each (GzipBlockCache).
- * Kept per repository: a build drops the entries of packages no longer in its set.
+ * Kept per repository, for the `capacity` repositories built last: a build drops the
+ * entries of packages no longer in its set.
  */
 export class IndexEntryCache {
-  private readonly repositories = new Map<string, RepositoryEntries>();
+  private readonly repositories: RecentlyUsed<string, RepositoryEntries>;
+
+  constructor(capacity = CACHED_REPOSITORIES) {
+    this.repositories = new RecentlyUsed(capacity);
+  }
 
   private of(repositoryId: string): RepositoryEntries {
     let entries = this.repositories.get(repositoryId);

@@ -1,18 +1,25 @@
-import type { ReadModelStore } from '@packyard/platform';
+import { RecentlyUsed, type ReadModelStore } from '@packyard/platform';
 import { PUBLISHABLE_PACKAGES, type PackageSetChange } from '../packages/publishable-packages.projection';
 import type { PublishablePackage } from '../packages/publishable-package';
+import { CACHED_REPOSITORIES } from './generation.builder';
 
 /**
  * The package set of each repository as the publishable-packages projection holds it, in
  * memory for the builds: a repository's set is read from the read model on its first
- * build (never all at start), then follows the projection's changes.
+ * build (never all at start), then follows the projection's changes. The sets of the
+ * `capacity` repositories used last are kept; another one is read again when needed.
  */
 export class PackageSets {
-  private readonly sets = new Map<string, Map<string, PublishablePackage>>();
+  private readonly sets: RecentlyUsed<string, Map<string, PublishablePackage>>;
   /** sets being read, with the changes that arrived meanwhile (applied once the read is done) */
   private readonly loading = new Map<string, { done: Promise<Map<string, PublishablePackage>>; changes: PackageSetChange[] }>();
 
-  constructor(private readonly readModels: ReadModelStore) {}
+  constructor(
+    private readonly readModels: ReadModelStore,
+    capacity = CACHED_REPOSITORIES,
+  ) {
+    this.sets = new RecentlyUsed(capacity);
+  }
 
   async of(repositoryId: string): Promise<PublishablePackage[]> {
     const loaded = this.sets.get(repositoryId) ?? (await this.load(repositoryId));

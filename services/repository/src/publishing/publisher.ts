@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import { isVisibleIn, parseDistribution } from '@packyard/formats';
-import type { EventSourcing, PackyardClient, RunningProjection } from '@packyard/platform';
+import { RecentlyUsed, type EventSourcing, type PackyardClient, type RunningProjection } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { ADVISORIES, type AdvisoryDocument } from '../advisories/advisories.projection';
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
 import { BuildScheduler, type BuildWork } from './build-scheduler';
+import { CACHED_REPOSITORIES } from './generation.builder';
 import { GenerationWorkflow } from './generation.workflow';
 import { startIndexBlobsCleanup } from './index-blobs-cleanup.reaction';
 import type { PackageSets } from './package-sets';
@@ -37,8 +38,8 @@ export interface PublisherOptions {
 export class Publisher {
   private readonly scheduler: BuildScheduler;
   private readonly workflow: GenerationWorkflow;
-  /** the package ids of a repository when its last build (since this module started) completed */
-  private readonly published = new Map<string, Set<string>>();
+  /** the package ids of a repository when its last build (since this module started) completed, for the repositories built last */
+  private readonly published = new RecentlyUsed<string, Set<string>>(CACHED_REPOSITORIES);
   private readonly waiters = new Map<string, Set<{ packageId: string; resolve: (published: boolean) => void }>>();
   /** repository → distribution → the generation this publisher last made current */
   private readonly currentGenerations = new Map<string, Map<string, number>>();
@@ -88,7 +89,7 @@ export class Publisher {
       const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
       waiters.add(waiter);
     });
-    // published before this module started: the scheduler has nothing pending for it and the set holds it
+    // published before this module started (or built before the repositories built since): the scheduler has nothing pending for it and the set holds it
     if (!this.published.has(repositoryId)) void this.publishedBeforeStart(repositoryId, packageId).then((found) => found && this.resolveWaiters(repositoryId, new Set([packageId])));
     return waiting;
   }

@@ -1,12 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pino from 'pino';
-import { createEventBus, loadConfig, openModuleStores, recordInbox, serviceCaller, startEventSourcing, type EventSourcing, type PackyardClient } from '@packyard/platform';
+import { createEventBus, handleCommand, loadConfig, openModuleStores, recordInbox, serviceCaller, startEventSourcing, type EventSourcing, type PackyardClient } from '@packyard/platform';
 import { FsBlobStore } from '@packyard/platform/blobs/index';
 import { createSecretBox } from '@packyard/platform/crypto/index';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { signingHandlers } from '@packyard/signing/grpc/signing.handlers';
+import { generateRepositoryKey, type GeneratedRepositoryKey } from '@packyard/signing/domain/repository-key';
 import { KeyRing } from '@packyard/signing/keys/key-ring';
+import { signingKeyDecider } from '@packyard/signing/keys/signing-key.decider';
+import { signingKeyStream } from '@packyard/signing/keys/signing-key.events';
 import { PUBLISHABLE_PACKAGES, publishablePackagesProjection } from '../../packages/publishable-packages.projection';
 import type { PublishablePackage } from '../../packages/publishable-package';
 import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
@@ -24,6 +27,13 @@ export interface PublishingRig {
   blobs: FsBlobStore;
   /** how many times the signing module was asked to sign */
   signatures(): number;
+  /**
+   * registers a copy of one RSA-4096 key (generated once per process) as the repository's
+   * signing key, sealed for it as the key ring seals its own: for seeding many repositories
+   * without one 3–7 s generation each. Signatures cost the same; the key ring unseals and
+   * parses the shared key once instead of once per repository.
+   */
+  registerSharedKey(repositoryId: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -31,6 +41,8 @@ const RIG_WORKSPACE = 'rig-workspace';
 
 /** master key of the rig's signing keys: the same for every start on one data directory */
 const MASTER_KEY = randomBytes(32);
+
+let sharedKey: Promise<GeneratedRepositoryKey> | undefined;
 
 /**
  * The repository module's publishing on its real stores (SQLite event store and read
@@ -44,7 +56,9 @@ export async function startPublishingRig(dataDir: string, options: Partial<Publi
   const bus = await createEventBus({ kind: 'embedded', dataDir });
   const stores = await openModuleStores(config, 'repository');
   const signingStores = await openModuleStores(config, 'signing');
-  const keys = new KeyRing(signingStores.events, createSecretBox(MASTER_KEY), { lifetimeSeconds: 730 * 24 * 3600 });
+  const box = createSecretBox(MASTER_KEY);
+  const lifetimeSeconds = 730 * 24 * 3600;
+  const keys = new KeyRing(signingStores.events, box, { lifetimeSeconds });
   // no repository module here: only Sign and GetPublicKey are called, which never ask it
   const handlers = signingHandlers(keys, {} as never, { defaultOverlapSeconds: 0, onRollFailure: () => undefined });
   const context = { caller: serviceCaller('repository') } as never;
@@ -72,6 +86,18 @@ export async function startPublishingRig(dataDir: string, options: Partial<Publi
     publisher,
     blobs,
     signatures: () => signed,
+    async registerSharedKey(repositoryId) {
+      const key = await (sharedKey ??= generateRepositoryKey({ name: 'Packyard rig', email: 'rig@packyard.invalid' }));
+      const created = new Date();
+      const stored = {
+        fingerprint: key.fingerprint,
+        publicKeyArmored: key.publicKeyArmored,
+        sealedPrivateKey: box.seal(key.privateKeyArmored, repositoryId),
+        createdAt: created.toISOString(),
+        expiresAt: new Date(created.getTime() + lifetimeSeconds * 1000).toISOString(),
+      };
+      await handleCommand(signingStores.events, signingKeyStream(repositoryId), signingKeyDecider, { type: 'RegisterKey', repositoryId, key: stored, now: stored.createdAt });
+    },
     async stop() {
       await publisher.stop();
       await es.stop();
