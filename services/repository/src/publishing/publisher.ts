@@ -23,6 +23,8 @@ export interface PublisherOptions {
   debounceMs?: number;
   /** distributions of one repository built at once */
   concurrency?: number;
+  /** repositories built at once (default REPOSITORIES_BUILT_AT_ONCE) */
+  repositoriesAtOnce?: number;
   /** heard after every completed build (for the publish latency metric) */
   onPublished?: (kind: string, seconds: number) => void;
 }
@@ -44,14 +46,16 @@ export class Publisher {
   /** repository → distribution → the generation this publisher last made current */
   private readonly currentGenerations = new Map<string, Map<string, number>>();
   private cleanup?: RunningProjection;
+  private readonly builds: Slots;
 
   constructor(private readonly options: PublisherOptions) {
     this.workflow = new GenerationWorkflow(options);
+    this.builds = new Slots(options.repositoriesAtOnce ?? REPOSITORIES_BUILT_AT_ONCE);
     this.scheduler = new BuildScheduler({
       es: options.es,
       logger: options.logger,
       debounceMs: options.debounceMs,
-      build: (repositoryId, work) => this.build(repositoryId, work),
+      build: (repositoryId, work) => this.builds.run(() => this.build(repositoryId, work)),
       forget: (repositoryId) => this.forget(repositoryId),
     });
   }
@@ -157,6 +161,35 @@ const toPublishedRepository = (doc: RepositoryDocument): PublishedRepository => 
   codename: doc.codename,
   component: doc.component,
 });
+
+/**
+ * Each build holds its repository's package set, index text and files in memory: after a
+ * start that finds many repositories changed (or the first start of 1,000 repositories),
+ * building them all at once held gigabytes and finished none for minutes. A few at a time
+ * keep both cores busy and memory at a few repositories' worth.
+ */
+export const REPOSITORIES_BUILT_AT_ONCE = 4;
+
+/** at most `size` tasks run at once; the others wait their turn in order */
+class Slots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running += 1;
+    try {
+      return await task();
+    } finally {
+      // the slot passes straight to the next waiter, or is given back
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running -= 1;
+    }
+  }
+}
 
 const uniqueTargets = <T extends { distro: string; version: string }>(targets: T[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
 

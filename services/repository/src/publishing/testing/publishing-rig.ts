@@ -27,6 +27,8 @@ export interface PublishingRig {
   blobs: FsBlobStore;
   /** how many times the signing module was asked to sign */
   signatures(): number;
+  /** the most repositories that had a signing request in flight at the same time */
+  mostRepositoriesSigningAtOnce(): number;
   /**
    * registers a copy of one RSA-4096 key (generated once per process) as the repository's
    * signing key, sealed for it as the key ring seals its own: for seeding many repositories
@@ -63,10 +65,20 @@ export async function startPublishingRig(dataDir: string, options: Partial<Publi
   const handlers = signingHandlers(keys, {} as never, { defaultOverlapSeconds: 0, onRollFailure: () => undefined });
   const context = { caller: serviceCaller('repository') } as never;
   let signed = 0;
+  const signingNow = new Map<string, number>();
+  let mostSigningAtOnce = 0;
   const signing = {
-    sign: (request: never) => {
+    sign: async (request: { repositoryId: string }) => {
       signed += 1;
-      return handlers.sign(request, context);
+      signingNow.set(request.repositoryId, (signingNow.get(request.repositoryId) ?? 0) + 1);
+      mostSigningAtOnce = Math.max(mostSigningAtOnce, signingNow.size);
+      try {
+        return await handlers.sign(request as never, context);
+      } finally {
+        const left = signingNow.get(request.repositoryId)! - 1;
+        if (left) signingNow.set(request.repositoryId, left);
+        else signingNow.delete(request.repositoryId);
+      }
     },
     getPublicKey: (request: never) => handlers.getPublicKey(request, context),
   } as unknown as PackyardClient<typeof SigningServiceDefinition>;
@@ -86,6 +98,7 @@ export async function startPublishingRig(dataDir: string, options: Partial<Publi
     publisher,
     blobs,
     signatures: () => signed,
+    mostRepositoriesSigningAtOnce: () => mostSigningAtOnce,
     async registerSharedKey(repositoryId) {
       const key = await (sharedKey ??= generateRepositoryKey({ name: 'Packyard rig', email: 'rig@packyard.invalid' }));
       const created = new Date();
