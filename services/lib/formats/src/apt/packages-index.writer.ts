@@ -118,5 +118,12 @@ export async function buildAptIndex(path: string, stanzas: readonly IndexPiece[]
     blocks.length ? Buffer.concat(blocks.map((block) => block.gzipped)) : gzip(plain),
     withXz ? xzInBlocks(blocks.map((block) => block.plain)) : undefined,
   ]);
-  return [aptIndexFile(path, plain), aptIndexFile(`${path}.gz`, gzipped), ...(xzed ? [aptIndexFile(`${path}.xz`, xzed)] : [])];
+  // the plain and gzip files are their blocks joined: hashed from the first block that changed
+  const ofBlocks = (name: string, bytes: Buffer, parts: Buffer[]): AptIndexFile =>
+    cache && parts.length ? { path: name, bytes, size: bytes.length, ...cache.digests.of(name, parts) } : aptIndexFile(name, bytes);
+  return [
+    ofBlocks(path, plain, blocks.map((block) => block.plain)),
+    ofBlocks(`${path}.gz`, gzipped, blocks.map((block) => block.gzipped)),
+    ...(xzed ? [aptIndexFile(`${path}.xz`, xzed)] : []),
+  ];
 }

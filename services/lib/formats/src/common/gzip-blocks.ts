@@ -1,4 +1,5 @@
 import { gzip } from './index-file';
+import { PartDigests } from './part-digests';
 
 /** One package's text in an index (a Packages stanza, a primary.xml package element…). */
 export interface IndexPiece {
@@ -20,6 +21,8 @@ interface Block {
 export class GzipBlockCache {
   private blocks = new Map<string, Block>();
   private used = new Map<string, Block>();
+  /** the digests of the files made of these blocks, resumable after the blocks they share with the last build */
+  readonly digests = new PartDigests();
 
   get(id: string): Block | undefined {
     const block = this.used.get(id) ?? this.blocks.get(id);
