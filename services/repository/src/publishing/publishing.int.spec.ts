@@ -62,6 +62,18 @@ describe('publishing a distribution of many packages', () => {
     // ~9 KB since Sources): bounded by the layout, where 2,000 packages listed would be ~400 KB
     expect(largest).toBeLessThan(16 * 1024);
   });
+
+  it('writes the manifest of the next build (its pool entries encoded once and reused) as protobuf encodes it whole, listing the new package too', async () => {
+    const added = syntheticDeb(repositoryId, PACKAGES);
+    await recordUploaded(rig.es, added);
+    expect(await rig.publisher.waitForPublication(repositoryId, added.id, 60_000)).toBe(true);
+    const bytes = await buffer(await rig.blobs.get((await published('ubuntu/noble')).manifest!.blobKey));
+    const manifest = PublicationManifest.decode(bytes);
+    expect(Buffer.from(PublicationManifest.encode(manifest).finish())).toEqual(bytes);
+    expect(manifest.files.filter((file) => file.package)).toHaveLength(PACKAGES + 1);
+    expect(manifest.files.map((file) => file.path)).toContain(`pool/main/r/rig-package-${PACKAGES}/ubuntu/noble/rig-package-${PACKAGES}_1.0-1_amd64.deb`);
+    expect(manifest.repositoryFiles.map((file) => file.path).sort()).toEqual(['gpg.key', 'keyring.gpg']);
+  });
 });
 
 describe('a restart of publishing', () => {
