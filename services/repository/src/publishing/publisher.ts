@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { isVisibleIn, parseDistribution } from '@packyard/formats';
-import type { EventSourcing, PackyardClient, RunningProjection } from '@packyard/platform';
+import type { EventSourcing, Fence, PackyardClient, RunningProjection } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { ADVISORIES, type AdvisoryDocument } from '../advisories/advisories.projection';
@@ -22,6 +22,12 @@ export interface PublisherOptions {
   debounceMs?: number;
   /** distributions of one repository built at once */
   concurrency?: number;
+  /** this replica among those sharing the module's store: names it in the publishing leases */
+  holder: string;
+  /** how long a repository's publishing lease lasts unless renewed */
+  leaseMs: number;
+  /** repositories this replica builds at once */
+  maxBuilds: number;
   /** heard after every completed build (for the publish latency metric) */
   onPublished?: (kind: string, seconds: number) => void;
 }
@@ -50,7 +56,10 @@ export class Publisher {
       es: options.es,
       logger: options.logger,
       debounceMs: options.debounceMs,
-      build: (repositoryId, work) => this.build(repositoryId, work),
+      holder: options.holder,
+      leaseMs: options.leaseMs,
+      maxBuilds: options.maxBuilds,
+      build: (repositoryId, work, fence) => this.build(repositoryId, work, fence),
       forget: (repositoryId) => this.forget(repositoryId),
     });
   }
@@ -111,7 +120,7 @@ export class Publisher {
     this.currentGenerations.delete(repositoryId);
   }
 
-  private async build(repositoryId: string, work: BuildWork): Promise<void> {
+  private async build(repositoryId: string, work: BuildWork, fence: Fence): Promise<void> {
     const { es, logger, packageSets } = this.options;
     // the projections hold every change the work was marked for
     await es.caughtUp(work.upTo, 120_000);
@@ -128,7 +137,7 @@ export class Publisher {
     const date = new Date();
     let built = 0;
     await forEachLimited(targets, this.options.concurrency ?? 4, async (target) => {
-      const generation = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date, work.force);
+      const generation = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date, work.force, fence);
       if (generation === undefined) return;
       built += 1;
       const current = this.currentGenerations.get(repositoryId) ?? new Map<string, number>();
