@@ -3,7 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteEventStoreFile } from '@packyard/platform/eventsourcing/sqlite-event-store.adapter';
 import { aptGet, buildDeb, buildRpm, dnf, dnfRoot, freshDebianRoot, runInRoot, type DebianRoot, type RpmRoot } from '@packyard/testing';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { kafkaBrokerUnavailable } from '@packyard/testing/servers/kafka-broker.server';
@@ -12,7 +14,7 @@ import { sharedKafkaBroker, sharedRadosgw } from '@packyard/testing/servers/shar
 import { startCluster, type ClusterProcessName, type RunningCluster } from './cluster';
 
 // The cluster as `npm run cluster` starts it: every module its own process (two gateways,
-// two delivery replicas) on the run's Kafka-protocol broker (librdkafka's mock cluster,
+// two delivery replicas, two repository replicas on one store) on the run's Kafka-protocol broker (librdkafka's mock cluster,
 // NOT Apache Kafka) and radosgw, behind the two round-robin proxies. Real apt-get in a
 // bookworm root and dnf in an EL 9 root, through each delivery replica.
 
@@ -183,7 +185,7 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
         if (index === 10 && !killedAt) {
           killedAt = Date.now();
           cluster.kill('delivery-1', 'SIGKILL');
-          cluster.kill('repository', 'SIGKILL');
+          cluster.kill('repository-1', 'SIGKILL');
         }
         // as a CI job would: a 5xx is tried again; a 409 after a retry means the first try was stored
         for (let attempt = 1; ; attempt++) {
@@ -200,7 +202,7 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     };
     await Promise.all([uploader(), uploader(), uploader()]);
     await cluster.healthy('delivery-1');
-    await cluster.healthy('repository');
+    await cluster.healthy('repository-1');
     const healthyAgainAt = Date.now();
     const window = failures.length ? `${((Math.max(...failures.map((f) => f.at)) - Math.min(...failures.map((f) => f.at))) / 1000).toFixed(1)} s` : 'none';
     console.log(
@@ -213,7 +215,7 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     // a 5xx only while the killed processes were down, never after they were back
     expect(failures.filter((failure) => failure.at < killedAt || failure.at > healthyAgainAt + 1_000)).toEqual([]);
     expect(cluster.process('delivery-1').restarts()).toBe(1);
-    expect(cluster.process('repository').restarts()).toBe(1);
+    expect(cluster.process('repository-1').restarts()).toBe(1);
     expect(acknowledged).toHaveLength(50);
 
     for (const replica of DELIVERY_REPLICAS) {
@@ -231,6 +233,18 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
       const installed = await aptGet(root, ['install', '-y', ...acknowledged]);
       expect(installed.code, `${replica}: ${installed.stderr}`).toBe(0);
       await verifyInRelease(replica);
+    }
+
+    // repository-2 published too (the builds are shared, and it went on while repository-1 was down), and no generation twice
+    const log = new Database(sqliteEventStoreFile(join(work, 'cluster', 'repository'), 'repository'), { readonly: true });
+    try {
+      const published = log
+        .prepare(`SELECT stream, json_extract(data, '$.generation') AS generation, json_extract(metadata, '$.publisher') AS publisher FROM events WHERE type = 'IndexPublished'`)
+        .all() as { stream: string; generation: number; publisher: string }[];
+      expect(new Set(published.map((publication) => publication.publisher.split('/')[0]))).toContain('repository-2');
+      expect(new Set(published.map((publication) => `${publication.stream}@${publication.generation}`)).size).toBe(published.length);
+    } finally {
+      log.close();
     }
   }, 900_000);
 });
