@@ -18,6 +18,8 @@ export type FromEdgeWorker =
   | { type: 'subscribed' }
   /** its catalogue is loaded and it accepts connections on the public port */
   | { type: 'listening'; port: number }
+  /** it could not listen (the port is taken, say); it exits */
+  | { type: 'failed'; message: string }
   | { type: 'refreshed'; seq: number }
   | { type: 'metrics'; seq: number; metrics: MetricsSnapshot }
   /** what it served since its last report, for the delivery module's traffic events */

@@ -156,6 +156,7 @@ export async function runEdgeWorker(): Promise<void> {
   };
   const reporting = setInterval(() => reportTraffic(), TRAFFIC_REPORT_INTERVAL_MS);
   // listening goes through the main process (node:cluster), which holds the bound socket
+  server.once('error', (error) => send({ type: 'failed', message: error.message }, () => process.exit(1)));
   server.listen({ port: http.port, host: http.host }, () => send({ type: 'listening', port: (server.address() as AddressInfo).port }));
 
   let stopping = false;

@@ -61,7 +61,7 @@ export class EdgeWorkers {
           listening: (port) => {
             if (++listening === this.slots.length) resolve(port);
           },
-          diedBeforeListening: (code) => reject(new Error(`edge worker ${slot.index + 1} exited with ${code} before it listened; see its log above`)),
+          failed: (reason) => reject(new Error(`edge worker ${slot.index + 1}: ${reason}`)),
         });
       }
     });
@@ -101,7 +101,7 @@ export class EdgeWorkers {
     await Promise.all(exits);
   }
 
-  private fork(slot: Slot, start?: { listening(port: number): void; diedBeforeListening(code: number | null): void }) {
+  private fork(slot: Slot, start?: { listening(port: number): void; failed(reason: string): void }) {
     const worker = cluster.fork({ ...this.options.env, [EDGE_WORKER_SLOT_ENV]: String(slot.index + 1), [PRIMARY_SOCKET_ENV]: this.options.primarySocket });
     slot.worker = worker;
     slot.subscribed = false;
@@ -116,14 +116,15 @@ export class EdgeWorkers {
         listened = true;
         this.options.logger.info({ edgeWorker: slot.index + 1, workerPid: worker.process.pid, port: message.port }, 'edge worker listening');
         start?.listening(message.port);
-      } else if (message.type === 'traffic') this.options.onTraffic(message.totals);
+      } else if (message.type === 'failed') start?.failed(message.message);
+      else if (message.type === 'traffic') this.options.onTraffic(message.totals);
       else this.waiting.get(message.seq)?.(message);
     });
     worker.once('exit', (code, signal) => {
       slot.subscribed = false;
       if (slot.worker === worker) slot.worker = undefined;
       if (this.stopping) return;
-      if (!listened && start) return start.diedBeforeListening(code);
+      if (!listened && start) return start.failed(`exited with ${code ?? signal} before it listened; see its log above`);
       const ranFor = Date.now() - slot.startedAt;
       slot.restartDelayMs = ranFor > STABLE_AFTER_MS ? FIRST_RESTART_DELAY_MS : Math.min(slot.restartDelayMs * 2, MAX_RESTART_DELAY_MS);
       const delayMs = ranFor > STABLE_AFTER_MS ? 0 : slot.restartDelayMs;
