@@ -41,7 +41,7 @@ const settingsOf = <S extends Record<string, Setting<unknown>>>(declaration: Set
  * both ways. The client's address goes along in X-Forwarded-For, which the main process
  * takes from this socket only (and from anyone with TRUST_PROXY, as before).
  */
-function forwardToPrimary(primarySocket: string, trustProxy: boolean, logger: Logger) {
+function forwardToPrimary(primarySocket: string, { trustProxy, idleMs }: { trustProxy: boolean; idleMs: number }, primaryGone: () => boolean, logger: Logger) {
   const agent = new Agent({ keepAlive: true });
   return (request: IncomingMessage, response: ServerResponse) => {
     const headers: OutgoingHttpHeaders = {};
@@ -65,13 +65,17 @@ function forwardToPrimary(primarySocket: string, trustProxy: boolean, logger: Lo
       pipeline(answer, response).catch(() => undefined);
     });
     upstream.on('error', (error) => {
-      if (response.headersSent) return void response.destroy();
+      if (response.headersSent || primaryGone()) return void response.destroy();
       logger.warn({ err: error, method: request.method, url: request.url }, 'forwarding to the main process failed');
       response.writeHead(502, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ status: 502, message: 'The server is restarting; try again', details: {} }));
     });
+    // once the body is in, the main process may be quiet for a while (an upload waiting for
+    // its publication): it times the request itself, so this connection is not idle meanwhile
+    request.once('end', () => request.socket.setTimeout(0));
     // a client that goes away takes its forwarded request with it
     response.once('close', () => {
       if (!response.writableFinished) upstream.destroy();
+      request.socket.setTimeout(idleMs);
     });
     pipeline(request, upstream).catch(() => undefined);
   };
@@ -99,6 +103,10 @@ export async function runEdgeWorker(): Promise<void> {
   send({ type: 'subscribed' });
 
   const slot = process.env[EDGE_WORKER_SLOT_ENV] ?? '0';
+  // a worker outliving a main process killed with SIGKILL exits when it notices (node:cluster
+  // does on the IPC channel's end); until then it must not answer for it
+  const parent = process.ppid;
+  const primaryGone = () => process.ppid !== parent;
   const primarySocket = process.env[PRIMARY_SOCKET_ENV]!;
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'packyard', config.logFormat).child({ module: 'delivery', edgeWorker: Number(slot) });
@@ -126,6 +134,7 @@ export async function runEdgeWorker(): Promise<void> {
     logger,
     presignDownloads: settingsOf(DELIVERY_SETTINGS).s3PresignDownloads,
     packageIdOf: () => undefined,
+    goingAway: primaryGone,
   });
   handle = (message) => {
     if (message.type === 'welcome') return;
@@ -144,7 +153,7 @@ export async function runEdgeWorker(): Promise<void> {
   await welcomed;
   await catalog.refreshAll();
 
-  const forward = forwardToPrimary(primarySocket, http.trustProxy, logger);
+  const forward = forwardToPrimary(primarySocket, { trustProxy: http.trustProxy, idleMs: http.idleTimeoutSeconds * 1000 }, primaryGone, logger);
   const server = createServer(
     publicServerOptions({ headersMs: http.headersTimeoutSeconds * 1000, requestMs: http.requestTimeoutSeconds * 1000, idleMs: http.idleTimeoutSeconds * 1000, longBodyMs: http.uploadTimeoutSeconds * 1000 }),
     (request, response) => (edge.matches(request.url ?? '/') ? edge.handle(request, response) : forward(request, response)),

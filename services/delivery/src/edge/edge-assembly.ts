@@ -43,6 +43,7 @@ export function assembleEdge(options: {
   presignDownloads: boolean;
   /** the package a served file is, for download counts (unknown in a worker: its primary attributes them) */
   packageIdOf: (repositoryId: string, sha256: string) => string | undefined;
+  goingAway?: () => boolean;
 }): EdgeAssembly {
   const { readModels, blobs, clients } = options;
   const catalog = new PublishedCatalog(readModels, blobs);
@@ -69,6 +70,7 @@ export function assembleEdge(options: {
     packageBodies: new PackageBodyCache((key) => blobs.get(key), PACKAGE_CACHE_FILE_BYTES, PACKAGE_CACHE_TOTAL_BYTES),
     logger: options.logger,
     presignDownloads: options.presignDownloads,
+    goingAway: options.goingAway,
   });
   return { catalog, verdicts, accounting, publicKeys, edge };
 }
