@@ -32,4 +32,21 @@ describe('TrafficAccounting', () => {
     accounting.drain();
     expect(accounting.drain()).toEqual([]);
   });
+
+  it("adds another process's totals to its own (an edge worker's, in its primary)", () => {
+    const worker = new TrafficAccounting(() => undefined);
+    worker.served(repository, token, 100, 1_000);
+    worker.served(repository, token, 20, 3_000);
+    worker.downloaded(repository, token, 'aa', 40, 3_000);
+    const primary = new TrafficAccounting(() => 'p1');
+    primary.served(repository, token, 5, 2_000);
+    primary.downloaded(repository, token, 'aa', 40, 2_000);
+    primary.add(JSON.parse(JSON.stringify(worker.take())));
+
+    expect(worker.drain()).toEqual([]);
+    expect(primary.drain().map((m) => m.data)).toEqual([
+      expect.objectContaining({ tokenId: 't1', requests: 3, bytes: 125, firstServedAt: new Date(1_000).toISOString(), lastServedAt: new Date(3_000).toISOString() }),
+      expect.objectContaining({ packageId: 'p1', count: 2, bytes: 80, downloadedAt: new Date(3_000).toISOString() }),
+    ]);
+  });
 });

@@ -24,6 +24,12 @@ export interface DeliveryEdgeOptions {
   logger: Logger;
   /** BLOBS=s3 with S3_PRESIGN_DOWNLOADS: packages are answered with a redirect to a presigned URL */
   presignDownloads?: boolean;
+  /**
+   * true when this process is going away with the one it depends on (an edge worker whose
+   * main process died): a request it cannot answer is then cut, as by a process that is
+   * down, which clients retry, instead of answered 503
+   */
+  goingAway?: () => boolean;
 }
 
 // apt shows an HTML body where it expects InRelease as a broken clearsign, so every
@@ -56,6 +62,7 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
     if (status === 401) return response.writeHead(401, UNAUTHORIZED_HEADERS).end('Unauthorized\n');
     if (status === 404) return response.writeHead(404, NOT_FOUND_HEADERS).end('Not found\n');
     if (status === 405) return response.writeHead(405, ['allow', 'GET, HEAD', 'content-length', '0']).end();
+    if (options.goingAway?.()) return response.destroy();
     return response.writeHead(503, ['retry-after', '1', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store']).end('Token check unavailable\n');
   };
 
