@@ -23,9 +23,10 @@ import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
+import { PackageIds } from './accounting/package-ids';
 import { TrafficAccounting } from './accounting/traffic-accounting';
 import { VerdictCache } from './auth/token-verdicts';
-import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, packageRecordId, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
+import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
 import { PublishedCatalog } from './catalog/published-catalog';
 import { deliveryEdge } from './edge/delivery-edge';
 import { EdgeMetrics } from './edge/edge-metrics';
@@ -47,9 +48,12 @@ const VERDICT_TTL_MS = 60_000;
 const REVOCATIONS = new Set(['RepoTokenRevoked', 'AccessTokenRevoked']);
 const NEGATIVE_VERDICT_TTL_MS = 2_000;
 const FLUSH_INTERVAL_MS = 1_000;
-// packages up to 1 MiB stay in memory after their first download, 256 MiB in all
-const PACKAGE_CACHE_FILE_BYTES = 1024 * 1024;
+// files up to 4 MiB (packages, and the indices: the catalogue holds no bodies) stay in
+// memory after their first request, 256 MiB in all
+const PACKAGE_CACHE_FILE_BYTES = 4 * 1024 * 1024;
 const PACKAGE_CACHE_TOTAL_BYTES = 256 * 1024 * 1024;
+// which package a downloaded file is: looked up in the read model, the answers kept
+const CACHED_PACKAGE_IDS = 100_000;
 
 export const DELIVERY_SETTINGS = defineSettings({
   publicUrl: PUBLIC_URL_SETTING,
@@ -77,20 +81,16 @@ export const deliveryModule = defineModule({
     const clients = ctx.use(grpcClientsModule);
     const blobs = ctx.use(blobStoreModule);
     const stores = await openModuleStores(config, 'delivery');
+    // nothing is read at start: repositories load when first asked for, package ids when first counted
     const catalog = new PublishedCatalog(stores.readModels, blobs);
-    const packageIds = new Map<string, string>();
-    for (const record of await stores.readModels.collection<PackageRecord>(PACKAGES).find({})) packageIds.set(record.id, record.packageId);
+    const packageIds = new PackageIds(stores.readModels.collection<PackageRecord>(PACKAGES), CACHED_PACKAGE_IDS);
 
     const publicKeys = new PublicKeys(async (repositoryId) => {
       const key = await clients.client(SigningServiceDefinition, 'signing').getPublicKey({ repositoryId }, { caller: DELIVERY_CALLER });
       return { armored: key.armored, binary: key.binary };
     });
     const onChange = async (change: CatalogChange) => {
-      if (change.kind === 'package') {
-        if (change.deleted) packageIds.delete(change.record.id);
-        else packageIds.set(change.record.id, change.record.packageId);
-        return;
-      }
+      if (change.kind === 'package') return packageIds.forget(change.record.id);
       publicKeys.forget(change.repositoryId);
       await catalog.refresh(change.repositoryId);
     };
@@ -104,7 +104,6 @@ export const deliveryModule = defineModule({
       consumerGroup: consumerGroupOf(settings.replicaId, ctx.settings(BUS_SETTINGS).bus === 'kafka'),
       fail: ctx.fail,
     });
-    await catalog.refreshAll();
 
     const tokens = clients.client(TokenServiceDefinition, 'token');
     const verdicts = new VerdictCache(
@@ -119,7 +118,7 @@ export const deliveryModule = defineModule({
     const revocations = await bus.subscribe({ group: `delivery-verdicts-${settings.replicaId ?? hostname()}`, topics: [topicOf('token')] }, async (message) => {
       if (REVOCATIONS.has(message.type)) verdicts.revoke((message.data as { tokenId: string }).tokenId);
     });
-    const accounting = new TrafficAccounting((repositoryId, sha256) => packageIds.get(packageRecordId(repositoryId, sha256)));
+    const accounting = new TrafficAccounting((repositoryId, sha256) => packageIds.of(repositoryId, sha256));
     const http = ctx.use(httpServerModule);
     http.addReadinessCheck('delivery', es.ready);
     http.addEdgeHandler(
@@ -141,7 +140,7 @@ export const deliveryModule = defineModule({
     // event: appended to delivery's own store (one stream per repository), then relayed to
     // the bus, so a bus that is down delays the counts instead of losing them
     const flush = async () => {
-      const messages = accounting.drain();
+      const messages = await accounting.drain();
       const byRepository = new Map<string, BusMessage[]>();
       for (const message of messages) byRepository.set(message.key, [...(byRepository.get(message.key) ?? []), message]);
       for (const [repositoryId, batch] of byRepository) {

@@ -26,13 +26,14 @@ interface DownloadTotals {
 /**
  * Counts what the edge served in memory (two map updates per request) and turns the
  * totals into integration events when flushed: one FilesServed per repository and token,
- * one PackageDownloaded per package and token. Nothing here waits on a store.
+ * one PackageDownloaded per package and token. Requests never wait on a store: only the
+ * drain looks up which package a downloaded file is.
  */
 export class TrafficAccounting {
   private traffic = new Map<string, TrafficTotals>();
   private downloads = new Map<string, DownloadTotals>();
 
-  constructor(private readonly packageIdOf: (repositoryId: string, sha256: string) => string | undefined) {}
+  constructor(private readonly packageIdOf: (repositoryId: string, sha256: string) => Promise<string | undefined>) {}
 
   served(repository: RepositoryRecord, verdict: TokenVerdict, bytes: number, nowMs: number): void {
     const key = `${repository.id}|${verdict.tokenId}`;
@@ -55,7 +56,7 @@ export class TrafficAccounting {
   }
 
   /** the events for everything counted since the previous drain */
-  drain(): BusMessage[] {
+  async drain(): Promise<BusMessage[]> {
     const traffic = this.traffic;
     const downloads = this.downloads;
     this.traffic = new Map();
@@ -77,7 +78,7 @@ export class TrafficAccounting {
     }
     for (const totals of downloads.values()) {
       // a file whose PackageUploaded has not reached delivery yet cannot be attributed
-      const packageId = this.packageIdOf(totals.repository.id, totals.sha256);
+      const packageId = await this.packageIdOf(totals.repository.id, totals.sha256);
       if (!packageId) continue;
       const data: PackageDownloaded = {
         packageId,
