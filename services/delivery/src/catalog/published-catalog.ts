@@ -55,6 +55,7 @@ export class PublishedCatalog {
   constructor(
     private readonly readModels: ReadModelStore,
     blobs: BlobReader,
+    private readonly maxLoadedFiles = MAX_LOADED_FILES,
   ) {
     this.manifests = new PublicationManifests(blobs);
   }
@@ -190,7 +191,7 @@ export class PublishedCatalog {
     this.loadedFiles += served.files.size;
     for (const waiter of this.generationWaiters.get(repositoryId) ?? []) if (this.servesGenerations(repositoryId, waiter.wanted)) waiter.resolve(true);
     for (const id of this.loaded.keys()) {
-      if (this.loadedFiles <= MAX_LOADED_FILES || id === repositoryId) break;
+      if (this.loadedFiles <= this.maxLoadedFiles || id === repositoryId) break;
       this.install(id, undefined);
     }
   }
