@@ -162,10 +162,11 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
   }, 180_000);
 
   it('kill -9 of signing and of a delivery replica while apt and dnf clients fetch through the apt port: no 401, 404 or 5xx, keys included', async () => {
-    // what the first test published: cluster-hello in debian/bookworm and in el/9
+    expect((await upload(deb.id, await buildDeb({ name: 'cluster-restart', version: '1.0.0', arch: 'all' }, work), 'debian/bookworm', true)).status).toBe(201);
+    expect((await upload(rpm.id, await buildRpm({ name: 'cluster-restart', version: '1.0.0', release: '1', arch: 'noarch' }, work), 'el/9', true)).status).toBe(201);
     const probes = [
-      ...(await repositoryProbes(deb.snippets.repositoryUrl, 'DEB', deb.token, 'cluster-hello')),
-      ...(await repositoryProbes(rpm.snippets.repositoryUrl, 'RPM', rpm.token, 'cluster-hello')),
+      ...(await repositoryProbes(deb.snippets.repositoryUrl, 'DEB', deb.token, 'cluster-restart')),
+      ...(await repositoryProbes(rpm.snippets.repositoryUrl, 'RPM', rpm.token, 'cluster-restart')),
     ];
     const loop = startFetchLoop(probes);
     let servedBefore: number;
