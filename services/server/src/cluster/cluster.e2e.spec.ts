@@ -161,7 +161,7 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     expect(cluster.process('delivery-2').restarts()).toBe(1);
   }, 180_000);
 
-  it('kill -9 of signing and of a delivery replica while apt and dnf clients fetch through the apt port: no 401, 404 or 5xx, keys included', async () => {
+  it('a delivery replica restarted while signing hangs, then signing killed: apt and dnf clients fetching through the apt port get no 401, 404 or 5xx, keys included', async () => {
     expect((await upload(deb.id, await buildDeb({ name: 'cluster-restart', version: '1.0.0', arch: 'all' }, work), 'debian/bookworm', true)).status).toBe(201);
     expect((await upload(rpm.id, await buildRpm({ name: 'cluster-restart', version: '1.0.0', release: '1', arch: 'noarch' }, work), 'el/9', true)).status).toBe(201);
     const probes = [
@@ -169,26 +169,36 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
       ...(await repositoryProbes(rpm.snippets.repositoryUrl, 'RPM', rpm.token, 'cluster-restart')),
     ];
     const loop = startFetchLoop(probes);
-    let servedBefore: number;
     const figures: string[] = [];
+    /** kill -9, then wait until the cluster started it again and every probe was served twice since */
+    const killAndWait = async (name: ClusterProcessName) => {
+      const restartsBefore = cluster.process(name).restarts();
+      const killedAt = Date.now();
+      cluster.kill(name, 'SIGKILL');
+      await waitFor(`${name} to be started again`, async () => (cluster.process(name).restarts() > restartsBefore ? true : undefined), { timeoutMs: 30_000, intervalMs: 50 });
+      await cluster.healthy(name);
+      const healthyAt = Date.now();
+      await loop.servedSince(healthyAt, 2);
+      figures.push(`${name} healthy again ${((healthyAt - killedAt) / 1000).toFixed(1)} s after kill -9`);
+    };
+    let servedBefore: number;
     try {
       await loop.servedSince(0, 2);
       servedBefore = Date.now();
-      for (const name of ['signing', 'delivery-1'] as const) {
-        const restartsBefore = cluster.process(name).restarts();
-        const killedAt = Date.now();
-        cluster.kill(name, 'SIGKILL');
-        await waitFor(`${name} to be started again`, async () => (cluster.process(name).restarts() > restartsBefore ? true : undefined), { timeoutMs: 30_000, intervalMs: 50 });
-        await cluster.healthy(name);
-        const healthyAt = Date.now();
-        await loop.servedSince(healthyAt, 2);
-        figures.push(`${name}: healthy again ${((healthyAt - killedAt) / 1000).toFixed(1)} s after kill -9`);
+      // stopped, not killed: a call to signing hangs instead of failing fast, so any key the
+      // restarted replica asked signing for would show as a failed fetch
+      cluster.kill('signing', 'SIGSTOP');
+      try {
+        await killAndWait('delivery-1');
+      } finally {
+        cluster.kill('signing', 'SIGCONT');
       }
+      await killAndWait('signing');
     } finally {
       await loop.stop();
     }
     const fetched = loop.outcomes.filter((outcome) => outcome.at >= servedBefore);
-    console.log(`${probes.length} probes, ${fetched.length} fetches through the apt port across the kills (${fetched.filter((o) => !o.ok && o.down).length} connections lost); ${figures.join('; ')}`);
+    console.log(`${probes.length} probes, ${fetched.length} fetches through the apt port (${fetched.filter((o) => !o.ok && o.down).length} connections lost); ${figures.join('; ')}`);
     expect(loop.failuresSince(servedBefore)).toEqual([]);
   }, 300_000);
 
