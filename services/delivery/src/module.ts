@@ -26,7 +26,7 @@ import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token'
 import { PackageIds } from './accounting/package-ids';
 import { TrafficAccounting } from './accounting/traffic-accounting';
 import { VerdictCache } from './auth/token-verdicts';
-import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
+import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, PUBLIC_KEYS, type CatalogChange, type PackageRecord, type PublicKeysRecord } from './catalog/delivery.projection';
 import { PublishedCatalog } from './catalog/published-catalog';
 import { deliveryEdge } from './edge/delivery-edge';
 import { EdgeMetrics } from './edge/edge-metrics';
@@ -85,12 +85,16 @@ export const deliveryModule = defineModule({
     const catalog = new PublishedCatalog(stores.readModels, blobs);
     const packageIds = new PackageIds(stores.readModels.collection<PackageRecord>(PACKAGES), CACHED_PACKAGE_IDS);
 
-    const publicKeys = new PublicKeys(async (repositoryId) => {
-      const key = await clients.client(SigningServiceDefinition, 'signing').getPublicKey({ repositoryId }, { caller: DELIVERY_CALLER });
-      return { armored: key.armored, binary: key.binary };
-    });
+    const publicKeys = new PublicKeys(
+      async (repositoryId) => (await stores.readModels.collection<PublicKeysRecord>(PUBLIC_KEYS).get(repositoryId))?.armored,
+      async (repositoryId) => {
+        const key = await clients.client(SigningServiceDefinition, 'signing').getPublicKey({ repositoryId }, { caller: DELIVERY_CALLER });
+        return { armored: key.armored, binary: key.binary };
+      },
+    );
     const onChange = async (change: CatalogChange) => {
       if (change.kind === 'package') return packageIds.forget(change.record.id);
+      if (change.kind === 'keys') return publicKeys.forget(change.repositoryId);
       publicKeys.forget(change.repositoryId);
       await catalog.refresh(change.repositoryId);
     };

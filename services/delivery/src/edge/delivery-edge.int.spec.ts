@@ -104,7 +104,7 @@ describe('delivery edge', () => {
       },
       { ttlMs: 4000, negativeTtlMs: 1000, maxEntries: 100 },
     );
-    const publicKeys = new PublicKeys(async () => ({ armored: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n', binary: Buffer.from([0x99, 1, 2]) }));
+    const publicKeys = new PublicKeys(async () => undefined, async () => ({ armored: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n', binary: Buffer.from([0x99, 1, 2]) }));
     // the 300 KB pool file is above the cache's file limit: it is streamed from the blob store
     const packageBodies = new PackageBodyCache((key) => blobs.get(key), 100_000, 1024 * 1024);
     const store = Object.assign(Object.create(blobs) as FsBlobStore, {
