@@ -17,7 +17,8 @@ import {
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
-import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, packageRecordId, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
+import { PackageIds } from './accounting/package-ids';
+import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
 import { DELIVERY_SETTINGS, edgeWorkerCount } from './delivery-settings';
 import { assembleEdge } from './edge/edge-assembly';
 import { EdgeWorkers } from './edge-workers/edge-workers';
@@ -35,6 +36,8 @@ const inboxReactions = (module: { events: Parameters<typeof recordInbox>[0] }): 
 
 const REVOCATIONS = new Set(['RepoTokenRevoked', 'AccessTokenRevoked']);
 const FLUSH_INTERVAL_MS = 1_000;
+// which package a downloaded file is: looked up in the read model, the answers kept
+const CACHED_PACKAGE_IDS = 100_000;
 
 /**
  * Every delivery replica serves every repository, so each keeps its own read model of
@@ -58,8 +61,8 @@ export const deliveryModule = defineModule({
     const registry = ctx.use(metricsModule);
     const http = ctx.use(httpServerModule);
     const stores = await openModuleStores(config, 'delivery');
-    const packageIds = new Map<string, string>();
-    for (const record of await stores.readModels.collection<PackageRecord>(PACKAGES).find({})) packageIds.set(record.id, record.packageId);
+    // nothing is read at start: repositories load when first asked for, package ids when first counted
+    const packageIds = new PackageIds(stores.readModels.collection<PackageRecord>(PACKAGES), CACHED_PACKAGE_IDS);
     const { catalog, verdicts, accounting, publicKeys, edge } = assembleEdge({
       readModels: stores.readModels,
       blobs,
@@ -67,7 +70,7 @@ export const deliveryModule = defineModule({
       registry,
       logger: ctx.logger,
       presignDownloads: settings.s3PresignDownloads,
-      packageIdOf: (repositoryId, sha256) => packageIds.get(packageRecordId(repositoryId, sha256)),
+      packageIdOf: (repositoryId, sha256) => packageIds.of(repositoryId, sha256),
     });
 
     // 'all' runs every module in this process: single-node mode, where the edge takes every core
@@ -91,15 +94,12 @@ export const deliveryModule = defineModule({
     }
 
     const onChange = async (change: CatalogChange) => {
-      if (change.kind === 'package') {
-        if (change.deleted) packageIds.delete(change.record.id);
-        else packageIds.set(change.record.id, change.record.packageId);
-        return;
-      }
+      if (change.kind === 'package') return packageIds.forget(change.record.id);
       // the workers first: this process's catalogue answers ?wait=published, which must not
       // say "served" before every process on the port serves it
       await workers?.refresh(change.repositoryId);
       publicKeys.forget(change.repositoryId);
+      if (change.kind === 'keys') return;
       await catalog.refresh(change.repositoryId);
     };
     const es = await startEventSourcing({
@@ -112,7 +112,6 @@ export const deliveryModule = defineModule({
       consumerGroup: consumerGroupOf(settings.replicaId, ctx.settings(BUS_SETTINGS).bus === 'kafka'),
       fail: ctx.fail,
     });
-    await catalog.refreshAll();
 
     // every replica must hear every revocation: a group of its own per replica (a new replica
     // reads the token topic from its start, which is cheap)
@@ -130,7 +129,7 @@ export const deliveryModule = defineModule({
     // event: appended to delivery's own store (one stream per repository), then relayed to
     // the bus, so a bus that is down delays the counts instead of losing them
     const flush = async () => {
-      const messages = accounting.drain();
+      const messages = await accounting.drain();
       const byRepository = new Map<string, BusMessage[]>();
       for (const message of messages) byRepository.set(message.key, [...(byRepository.get(message.key) ?? []), message]);
       for (const [repositoryId, batch] of byRepository) {

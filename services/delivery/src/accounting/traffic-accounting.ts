@@ -31,13 +31,14 @@ export interface TrafficTotalsSnapshot {
 /**
  * Counts what the edge served in memory (two map updates per request) and turns the
  * totals into integration events when flushed: one FilesServed per repository and token,
- * one PackageDownloaded per package and token. Nothing here waits on a store.
+ * one PackageDownloaded per package and token. Requests never wait on a store: only the
+ * drain looks up which package a downloaded file is.
  */
 export class TrafficAccounting {
   private traffic = new Map<string, TrafficTotals>();
   private downloads = new Map<string, DownloadTotals>();
 
-  constructor(private readonly packageIdOf: (repositoryId: string, sha256: string) => string | undefined) {}
+  constructor(private readonly packageIdOf: (repositoryId: string, sha256: string) => Promise<string | undefined>) {}
 
   served(repository: RepositoryRecord, verdict: TokenVerdict, bytes: number, nowMs: number): void {
     const key = `${repository.id}|${verdict.tokenId}`;
@@ -93,7 +94,7 @@ export class TrafficAccounting {
   }
 
   /** the events for everything counted since the previous drain */
-  drain(): BusMessage[] {
+  async drain(): Promise<BusMessage[]> {
     const { traffic, downloads } = this.take();
     const messages: BusMessage[] = [];
     for (const totals of traffic) {
@@ -112,7 +113,7 @@ export class TrafficAccounting {
     }
     for (const totals of downloads) {
       // a file whose PackageUploaded has not reached delivery yet cannot be attributed
-      const packageId = this.packageIdOf(totals.repository.id, totals.sha256);
+      const packageId = await this.packageIdOf(totals.repository.id, totals.sha256);
       if (!packageId) continue;
       const data: PackageDownloaded = {
         packageId,

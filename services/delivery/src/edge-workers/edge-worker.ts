@@ -133,7 +133,7 @@ export async function runEdgeWorker(): Promise<void> {
     registry,
     logger,
     presignDownloads: settingsOf(DELIVERY_SETTINGS).s3PresignDownloads,
-    packageIdOf: () => undefined,
+    packageIdOf: async () => undefined,
     goingAway: primaryGone,
   });
   handle = (message) => {
@@ -151,7 +151,6 @@ export async function runEdgeWorker(): Promise<void> {
   };
   for (const message of early.splice(0)) handle(message);
   await welcomed;
-  await catalog.refreshAll();
 
   const forward = forwardToPrimary(primarySocket, { trustProxy: http.trustProxy, idleMs: http.idleTimeoutSeconds * 1000 }, primaryGone, logger);
   const server = createServer(

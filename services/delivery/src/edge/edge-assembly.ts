@@ -6,6 +6,7 @@ import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/si
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { TrafficAccounting } from '../accounting/traffic-accounting';
 import { VerdictCache } from '../auth/token-verdicts';
+import { PUBLIC_KEYS, type PublicKeysRecord } from '../catalog/delivery.projection';
 import { PublishedCatalog } from '../catalog/published-catalog';
 import { DELIVERY_CALLER } from '../delivery-caller';
 import { PublicKeys } from '../keys/public-keys';
@@ -16,8 +17,9 @@ import { PackageBodyCache } from './package-body-cache';
 // Revocations reach the verdicts by event (under a second); the TTL only bounds a lost one.
 const VERDICT_TTL_MS = 60_000;
 const NEGATIVE_VERDICT_TTL_MS = 2_000;
-// packages up to 1 MiB stay in memory after their first download, 256 MiB in all
-const PACKAGE_CACHE_FILE_BYTES = 1024 * 1024;
+// files up to 4 MiB (packages, and the indices: the catalogue holds no bodies) stay in
+// memory after their first request, 256 MiB in all
+const PACKAGE_CACHE_FILE_BYTES = 4 * 1024 * 1024;
 const PACKAGE_CACHE_TOTAL_BYTES = 256 * 1024 * 1024;
 
 export interface EdgeAssembly {
@@ -30,8 +32,8 @@ export interface EdgeAssembly {
 
 /**
  * What one process needs to answer apt and dnf: the published catalogue read from
- * delivery's read model, token verdicts and public keys asked of the token and signing
- * modules over gRPC, traffic counts, and the edge handler over them. The delivery module
+ * delivery's read model, public keys from the read model (signing asked only for keys never
+ * announced), token verdicts asked of the token module over gRPC, traffic counts, and the edge handler over them. The delivery module
  * builds one in its own process; each edge worker builds its own.
  */
 export function assembleEdge(options: {
@@ -42,15 +44,18 @@ export function assembleEdge(options: {
   logger: Logger;
   presignDownloads: boolean;
   /** the package a served file is, for download counts (unknown in a worker: its primary attributes them) */
-  packageIdOf: (repositoryId: string, sha256: string) => string | undefined;
+  packageIdOf: (repositoryId: string, sha256: string) => Promise<string | undefined>;
   goingAway?: () => boolean;
 }): EdgeAssembly {
   const { readModels, blobs, clients } = options;
   const catalog = new PublishedCatalog(readModels, blobs);
-  const publicKeys = new PublicKeys(async (repositoryId) => {
-    const key = await clients.client(SigningServiceDefinition, 'signing').getPublicKey({ repositoryId }, { caller: DELIVERY_CALLER });
-    return { armored: key.armored, binary: key.binary };
-  });
+  const publicKeys = new PublicKeys(
+    async (repositoryId) => (await readModels.collection<PublicKeysRecord>(PUBLIC_KEYS).get(repositoryId))?.armored,
+    async (repositoryId) => {
+      const key = await clients.client(SigningServiceDefinition, 'signing').getPublicKey({ repositoryId }, { caller: DELIVERY_CALLER });
+      return { armored: key.armored, binary: key.binary };
+    },
+  );
   const tokens = clients.client(TokenServiceDefinition, 'token');
   const verdicts = new VerdictCache(
     async (token) => {
