@@ -71,6 +71,16 @@ describe('the published catalogue', () => {
     expect(blobReads).toHaveLength(1);
   });
 
+  it('looks a repository up once for a burst of first requests', async () => {
+    blobReads.length = 0;
+    const catalog = new PublishedCatalog(readModels, reader);
+    const burst = Array.from({ length: 20 }, (_, i) => catalog.repositoryAt(`/deb/acme/tools-1/debian/dists/bookworm/f${i}`));
+    expect(new Set(burst).size).toBe(1);
+    const loaded = await Promise.all(burst);
+    expect(new Set(loaded).size).toBe(1);
+    expect(blobReads).toHaveLength(1);
+  });
+
   it('answers a path of no repository as unknown, and finds the repository once the projection brings it', async () => {
     const catalog = new PublishedCatalog(readModels, reader);
     expect(await catalog.repositoryAt('/deb/acme/tools-9/debian/dists/bookworm/InRelease')).toBeUndefined();

@@ -46,6 +46,8 @@ export class PublishedCatalog {
   private readonly loaded = new Map<string, ServedRepository>();
   private readonly idByPath = new Map<string, string>();
   private readonly absent = new Map<string, number>();
+  /** lookups by path under way: a burst of first requests for one repository shares one */
+  private readonly finding = new Map<string, Promise<ServedRepository | undefined>>();
   private loadedFiles = 0;
   /** per repository, the loads and rebuilds in turn */
   private readonly chains = new Map<string, Promise<void>>();
@@ -82,7 +84,12 @@ export class PublishedCatalog {
       if (absentUntil > Date.now()) return undefined;
       this.absent.delete(key.path);
     }
-    return this.find(key);
+    let found = this.finding.get(key.path);
+    if (!found) {
+      found = this.find(key).finally(() => this.finding.delete(key.path));
+      this.finding.set(key.path, found);
+    }
+    return found;
   }
 
   private async find(key: NonNullable<ReturnType<typeof repositoryKeyOf>>): Promise<ServedRepository | undefined> {
