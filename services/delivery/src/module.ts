@@ -75,22 +75,16 @@ export const deliveryModule = defineModule({
 
     // 'all' runs every module in this process: single-node mode, where the edge takes every core
     const workerCount = edgeWorkerCount(settings.edgeWorkers, ctx.running.has('all'));
-    let workers: EdgeWorkers | undefined;
-    if (workerCount > 0) {
-      http.delegatePublicPort(async (primarySocket) => {
-        const here = ctx.use(grpcServerModule).address();
-        workers = new EdgeWorkers({
-          count: workerCount,
-          primarySocket,
-          // the workers ask this process's token and signing modules, wherever those are configured to answer
-          env: { TOKEN_GRPC_ADDR: config.moduleAddresses.token ?? here, SIGNING_GRPC_ADDR: config.moduleAddresses.signing ?? here },
-          logger: ctx.logger,
-          onTraffic: (totals) => accounting.add(totals),
-          shutdownTimeoutMs: config.shutdownTimeoutMs,
-        });
-        registry.addSource(() => workers!.metrics());
-        return workers.start();
-      });
+    // forked now, so they load their code and catalogue while this process starts its modules
+    const workers: EdgeWorkers | undefined = workerCount > 0 ? new EdgeWorkers({ count: workerCount, primarySocket: http.delegatePublicPort(() => openPublicPort()), logger: ctx.logger, onTraffic: (totals) => accounting.add(totals), shutdownTimeoutMs: config.shutdownTimeoutMs }) : undefined;
+    const openPublicPort = (): Promise<number> => {
+      const here = ctx.use(grpcServerModule).address();
+      // the workers ask this process's token and signing modules, wherever those are configured to answer
+      return workers!.listen({ token: config.moduleAddresses.token ?? here, signing: config.moduleAddresses.signing ?? here });
+    };
+    if (workers) {
+      workers.start();
+      registry.addSource(() => workers.metrics());
     }
 
     const onChange = async (change: CatalogChange) => {

@@ -5,6 +5,8 @@ import type { TrafficTotalsSnapshot } from '../accounting/traffic-accounting';
 export type ToEdgeWorker =
   /** the answer to `subscribed`: every change from now on will be sent, so the read model can be read */
   | { type: 'welcome' }
+  /** this process's HTTP server listens: open the public port; the modules the worker calls answer gRPC there */
+  | { type: 'listen'; moduleAddresses: Record<string, string> }
   /** the repository's published files changed in delivery's read model: rebuild them, then answer `refreshed` */
   | { type: 'refresh'; repositoryId: string; seq: number }
   /** a token was revoked: no verdict about it may let a request through any more */
@@ -16,7 +18,9 @@ export type ToEdgeWorker =
 export type FromEdgeWorker =
   /** its message handler is in place: from now on it gets every refresh and revocation */
   | { type: 'subscribed' }
-  /** its catalogue is loaded and it accepts connections on the public port */
+  /** its catalogue is loaded: it can listen */
+  | { type: 'ready' }
+  /** it accepts connections on the public port */
   | { type: 'listening'; port: number }
   /** it could not listen (the port is taken, say); it exits */
   | { type: 'failed'; message: string }

@@ -95,8 +95,11 @@ export async function runEdgeWorker(): Promise<void> {
   let handle: ((message: ToEdgeWorker) => void) | undefined;
   let welcome: () => void = () => undefined;
   const welcomed = new Promise<void>((resolve) => (welcome = resolve));
+  let listen: (moduleAddresses: Record<string, string>) => void = () => undefined;
+  const told = new Promise<Record<string, string>>((resolve) => (listen = resolve));
   process.on('message', (message: ToEdgeWorker) => {
     if (message.type === 'welcome') welcome();
+    else if (message.type === 'listen') listen(message.moduleAddresses);
     else if (handle) handle(message);
     else early.push(message);
   });
@@ -111,6 +114,8 @@ export async function runEdgeWorker(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'packyard', config.logFormat).child({ module: 'delivery', edgeWorker: Number(slot) });
   const http = settingsOf(HTTP_SERVER_SETTINGS);
+  // where the token and signing modules answer: known once the main process has started them
+  const moduleAddresses = { ...config.moduleAddresses };
   const registry = new Registry();
   registry.setDefaultLabels({ edge_worker: slot });
   collectDefaultMetrics({ register: registry });
@@ -119,7 +124,7 @@ export async function runEdgeWorker(): Promise<void> {
     deadlineMs: settingsOf(GRPC_CLIENT_SETTINGS).grpcDeadlineMs,
     assertions: await loadCallerAssertions(config.dataDir, settingsOf(INTERNAL_AUTH_SETTINGS).internalAuthKey),
     addressesOf: (module) => {
-      const addresses = config.moduleAddresses[module];
+      const addresses = moduleAddresses[module];
       if (!addresses) throw new Error(`the main process did not say where module ${module} answers`);
       return addresses.split(',');
     },
@@ -137,7 +142,7 @@ export async function runEdgeWorker(): Promise<void> {
     goingAway: primaryGone,
   });
   handle = (message) => {
-    if (message.type === 'welcome') return;
+    if (message.type === 'welcome' || message.type === 'listen') return;
     if (message.type === 'revoke') return verdicts.revoke(message.tokenId);
     if (message.type === 'refresh') {
       publicKeys.forget(message.repositoryId);
@@ -163,6 +168,8 @@ export async function runEdgeWorker(): Promise<void> {
     else done?.();
   };
   const reporting = setInterval(() => reportTraffic(), TRAFFIC_REPORT_INTERVAL_MS);
+  send({ type: 'ready' });
+  Object.assign(moduleAddresses, await told);
   // listening goes through the main process (node:cluster), which holds the bound socket
   server.once('error', (error) => send({ type: 'failed', message: error.message }, () => process.exit(1)));
   server.listen({ port: http.port, host: http.host }, () => send({ type: 'listening', port: (server.address() as AddressInfo).port }));
@@ -184,5 +191,7 @@ export async function runEdgeWorker(): Promise<void> {
     });
   };
   process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // Ctrl-C reaches every process of the terminal's group: the main process stops the workers
+  // (SIGTERM) when its modules are drained, so one does not die early and get restarted
+  process.on('SIGINT', () => undefined);
 }

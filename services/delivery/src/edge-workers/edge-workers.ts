@@ -16,6 +16,8 @@ const STABLE_AFTER_MS = 10_000;
 interface Slot {
   index: number;
   worker?: Worker;
+  /** its catalogue is loaded */
+  ready: boolean;
   /** true once the worker gets every refresh and revocation (it said `subscribed`) */
   subscribed: boolean;
   startedAt: number;
@@ -27,8 +29,6 @@ export interface EdgeWorkersOptions {
   count: number;
   /** the main process's HTTP server, which workers forward API and console requests to */
   primarySocket: string;
-  /** environment every worker gets beside this process's (where the token and signing modules answer gRPC) */
-  env: Record<string, string>;
   logger: Logger;
   onTraffic(totals: TrafficTotalsSnapshot): void;
   shutdownTimeoutMs: number;
@@ -46,15 +46,18 @@ export class EdgeWorkers {
   private readonly waiting = new Map<number, (message: FromEdgeWorker) => void>();
   private seq = 0;
   private stopping = false;
+  /** set once this process's HTTP server listens: where the workers' gRPC calls go */
+  private moduleAddresses?: Record<string, string>;
+  private started?: Promise<number>;
 
   constructor(private readonly options: EdgeWorkersOptions) {
-    this.slots = Array.from({ length: options.count }, (_, index) => ({ index, subscribed: false, startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS }));
+    this.slots = Array.from({ length: options.count }, (_, index) => ({ index, ready: false, subscribed: false, startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS }));
   }
 
-  /** forks every worker; resolves with the public port once all of them listen */
-  start(): Promise<number> {
+  /** forks every worker, which loads its catalogue meanwhile (while this process starts its modules) */
+  start(): void {
     cluster.schedulingPolicy = cluster.SCHED_NONE;
-    return new Promise((resolve, reject) => {
+    this.started = new Promise((resolve, reject) => {
       let listening = 0;
       for (const slot of this.slots) {
         this.fork(slot, {
@@ -65,6 +68,15 @@ export class EdgeWorkers {
         });
       }
     });
+    // a failure before `listen` is reported by it
+    this.started.catch(() => undefined);
+  }
+
+  /** has every worker listen on the public port (once its catalogue is loaded); resolves with the port once all do */
+  listen(moduleAddresses: Record<string, string>): Promise<number> {
+    this.moduleAddresses = moduleAddresses;
+    for (const slot of this.slots) if (slot.ready) this.send(slot, { type: 'listen', moduleAddresses });
+    return this.started!;
   }
 
   /** every worker rebuilds the repository's files; resolves once each has (or died, or timed out) */
@@ -102,15 +114,19 @@ export class EdgeWorkers {
   }
 
   private fork(slot: Slot, start?: { listening(port: number): void; failed(reason: string): void }) {
-    const worker = cluster.fork({ ...this.options.env, [EDGE_WORKER_SLOT_ENV]: String(slot.index + 1), [PRIMARY_SOCKET_ENV]: this.options.primarySocket });
+    const worker = cluster.fork({ [EDGE_WORKER_SLOT_ENV]: String(slot.index + 1), [PRIMARY_SOCKET_ENV]: this.options.primarySocket });
     slot.worker = worker;
     slot.subscribed = false;
+    slot.ready = false;
     slot.startedAt = Date.now();
     let listened = false;
     worker.on('message', (message: FromEdgeWorker) => {
       if (message.type === 'subscribed') {
         slot.subscribed = true;
         this.send(slot, { type: 'welcome' });
+      } else if (message.type === 'ready') {
+        slot.ready = true;
+        if (this.moduleAddresses) this.send(slot, { type: 'listen', moduleAddresses: this.moduleAddresses });
       }
       else if (message.type === 'listening') {
         listened = true;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,10 +27,11 @@ export interface HttpServer {
   addEdgeHandler(edge: EdgeHandler): void;
   /**
    * Other processes (edge workers) take the public port: this server then listens on a
-   * private unix socket, which `open` is given, and they forward it what is not theirs.
-   * `open` resolves with the public port once they listen on it.
+   * private unix socket, whose path this returns, and they forward it what is not theirs.
+   * When this server listens there it calls `open`, which resolves with the public port
+   * once they listen on it.
    */
-  delegatePublicPort(open: (privateSocket: string) => Promise<number>): void;
+  delegatePublicPort(open: () => Promise<number>): string;
   /** listens on the public port, or on the private socket and has the delegate open the public one */
   listen(port: number, host: string): Promise<{ port: number; privateSocket?: string }>;
   /** stops listening, letting requests in flight finish */
@@ -134,9 +136,8 @@ export function createHttpServer(options: {
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   const checks = new Map<string, ReadinessCheck>();
-  let delegate: ((privateSocket: string) => Promise<number>) | undefined;
+  let delegate: { open: () => Promise<number>; privateDir: string } | undefined;
   let delegatedPort = 0;
-  let privateDir: string | undefined;
 
   const requests = new Counter({
     name: 'http_requests_total',
@@ -209,22 +210,24 @@ export function createHttpServer(options: {
     app,
     addReadinessCheck: (name, check) => void checks.set(name, check),
     addEdgeHandler: (edge) => void edges.push(edge),
-    delegatePublicPort: (open) => void (delegate = open),
+    delegatePublicPort: (open) => {
+      // a folder only this user can enter: nobody else may reach the socket and claim to be a worker
+      delegate = { open, privateDir: mkdtempSync(join(tmpdir(), 'packyard-http-')) };
+      return join(delegate.privateDir, 'http.sock');
+    },
     listen: async (port, host) => {
       if (!delegate) {
         await app.listen({ port, host });
         return { port: (app.server.address() as AddressInfo).port };
       }
-      // a folder only this user can enter: nobody else may reach the socket and claim to be a worker
-      privateDir = await mkdtemp(join(tmpdir(), 'packyard-http-'));
-      const privateSocket = join(privateDir, 'http.sock');
+      const privateSocket = join(delegate.privateDir, 'http.sock');
       await app.listen({ path: privateSocket });
-      delegatedPort = await delegate(privateSocket);
+      delegatedPort = await delegate.open();
       return { port: delegatedPort, privateSocket };
     },
     close: async () => {
       await app.close();
-      if (privateDir) await rm(privateDir, { recursive: true, force: true });
+      if (delegate) await rm(delegate.privateDir, { recursive: true, force: true });
     },
     port: () => {
       if (delegate) return delegatedPort;
