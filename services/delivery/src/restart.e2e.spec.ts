@@ -82,7 +82,7 @@ describe('a restart of the program on the same data', () => {
     return repositoryProbes(url, kind, token, packageName);
   }
 
-  const start = () => startPackyard({ dataDir, env: { PORT: String(port) }, timeoutMs: START_TIMEOUT_MS });
+  const start = () => startPackyard({ dataDir, env: { PORT: String(port) }, timeoutMs: START_TIMEOUT_MS, edgeWorkers: 2 });
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'packyard-restart-'));

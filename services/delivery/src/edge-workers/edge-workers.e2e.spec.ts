@@ -85,7 +85,7 @@ const alive = (pid: number) => {
 };
 
 beforeAll(async () => {
-  packyard = await startPackyard({ env: { EDGE_WORKERS: '2' } });
+  packyard = await startPackyard({ edgeWorkers: 2 });
   packagesDir = await mkdtemp(join(tmpdir(), 'packyard-edge-workers-'));
   alice = await registerUser(packyard);
   const slug = `cores-${Date.now()}`;
