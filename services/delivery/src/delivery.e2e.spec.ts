@@ -96,7 +96,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
     (await runInRoot(root, 'dpkg-query -W -f \'${Version}\' "$1" 2>/dev/null || true', [name])).stdout;
 
   beforeAll(async () => {
-    packyard = await startPackyard({ env: PROGRAM_ENV });
+    packyard = await startPackyard({ env: PROGRAM_ENV, edgeWorkers: 2 });
     dataDir = packyard.dataDir;
     const email = `delivery-${Date.now()}@example.com`;
     const registered = await fetch(`${packyard.url}/api/v1/auth/register`, {
@@ -447,7 +447,7 @@ describe('apt, dnf and zypper install from Packyard', () => {
     const before = await inRelease(packyard.url);
 
     await packyard.stop();
-    packyard = await startPackyard({ dataDir: packyard.dataDir, env: PROGRAM_ENV });
+    packyard = await startPackyard({ dataDir: packyard.dataDir, env: PROGRAM_ENV, edgeWorkers: 2 });
     expect(await inRelease(packyard.url)).toBe(before);
   }, 120_000);
 });

@@ -1,19 +1,15 @@
 import { hostname } from 'node:os';
 import {
-  boolean,
   BUS_SETTINGS,
   busModule,
   defineModule,
-  defineSettings,
   grpcClientsModule,
   grpcServerModule,
   httpServerModule,
   metricsModule,
   openModuleStores,
-  PUBLIC_URL_SETTING,
   recordInbox,
   startEventSourcing,
-  text,
   topicOf,
   type BusMessage,
   type Reaction,
@@ -21,18 +17,14 @@ import {
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
-import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
-import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
-import { TrafficAccounting } from './accounting/traffic-accounting';
-import { VerdictCache } from './auth/token-verdicts';
-import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, packageRecordId, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
-import { PublishedCatalog } from './catalog/published-catalog';
-import { deliveryEdge } from './edge/delivery-edge';
-import { EdgeMetrics } from './edge/edge-metrics';
-import { PackageBodyCache } from './edge/package-body-cache';
+import { PackageIds } from './accounting/package-ids';
+import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
+import { DELIVERY_SETTINGS, edgeWorkerCount } from './delivery-settings';
+import { assembleEdge } from './edge/edge-assembly';
+import { EdgeWorkers } from './edge-workers/edge-workers';
 import { deliveryHandlers } from './grpc/delivery.handlers';
-import { PublicKeys } from './keys/public-keys';
-import { DELIVERY_CALLER } from './delivery-caller';
+
+export { DELIVERY_SETTINGS };
 
 const inboxReactions = (module: { events: Parameters<typeof recordInbox>[0] }): Reaction[] =>
   Object.entries(FOLLOWED_EVENTS).map(([context, types]) => ({
@@ -42,20 +34,10 @@ const inboxReactions = (module: { events: Parameters<typeof recordInbox>[0] }): 
     },
   }));
 
-// Revocations reach the verdicts by event (under a second); the TTL only bounds a lost one.
-const VERDICT_TTL_MS = 60_000;
 const REVOCATIONS = new Set(['RepoTokenRevoked', 'AccessTokenRevoked']);
-const NEGATIVE_VERDICT_TTL_MS = 2_000;
 const FLUSH_INTERVAL_MS = 1_000;
-// packages up to 1 MiB stay in memory after their first download, 256 MiB in all
-const PACKAGE_CACHE_FILE_BYTES = 1024 * 1024;
-const PACKAGE_CACHE_TOTAL_BYTES = 256 * 1024 * 1024;
-
-export const DELIVERY_SETTINGS = defineSettings({
-  publicUrl: PUBLIC_URL_SETTING,
-  s3PresignDownloads: boolean('S3_PRESIGN_DOWNLOADS', false, 'redirect package downloads to short-lived presigned URLs (BLOBS=s3)'),
-  replicaId: text('DELIVERY_REPLICA_ID', undefined, 'names this delivery replica: with BUS=kafka each replica follows every event in its own consumer group, delivery-<id> (default: the host name, a pod\'s name in Kubernetes)'),
-});
+// which package a downloaded file is: looked up in the read model, the answers kept
+const CACHED_PACKAGE_IDS = 100_000;
 
 /**
  * Every delivery replica serves every repository, so each keeps its own read model of
@@ -76,22 +58,42 @@ export const deliveryModule = defineModule({
     const bus = ctx.use(busModule);
     const clients = ctx.use(grpcClientsModule);
     const blobs = ctx.use(blobStoreModule);
+    const registry = ctx.use(metricsModule);
+    const http = ctx.use(httpServerModule);
     const stores = await openModuleStores(config, 'delivery');
-    const catalog = new PublishedCatalog(stores.readModels, blobs);
-    const packageIds = new Map<string, string>();
-    for (const record of await stores.readModels.collection<PackageRecord>(PACKAGES).find({})) packageIds.set(record.id, record.packageId);
-
-    const publicKeys = new PublicKeys(async (repositoryId) => {
-      const key = await clients.client(SigningServiceDefinition, 'signing').getPublicKey({ repositoryId }, { caller: DELIVERY_CALLER });
-      return { armored: key.armored, binary: key.binary };
+    // nothing is read at start: repositories load when first asked for, package ids when first counted
+    const packageIds = new PackageIds(stores.readModels.collection<PackageRecord>(PACKAGES), CACHED_PACKAGE_IDS);
+    const { catalog, verdicts, accounting, publicKeys, edge } = assembleEdge({
+      readModels: stores.readModels,
+      blobs,
+      clients,
+      registry,
+      logger: ctx.logger,
+      presignDownloads: settings.s3PresignDownloads,
+      packageIdOf: (repositoryId, sha256) => packageIds.of(repositoryId, sha256),
     });
+
+    // 'all' runs every module in this process: single-node mode, where the edge takes every core
+    const workerCount = edgeWorkerCount(settings.edgeWorkers, ctx.running.has('all'));
+    // forked now, so they load their code and catalogue while this process starts its modules
+    const workers: EdgeWorkers | undefined = workerCount > 0 ? new EdgeWorkers({ count: workerCount, primarySocket: http.delegatePublicPort(() => openPublicPort()), logger: ctx.logger, onTraffic: (totals) => accounting.add(totals), shutdownTimeoutMs: config.shutdownTimeoutMs }) : undefined;
+    const openPublicPort = (): Promise<number> => {
+      const here = ctx.use(grpcServerModule).address();
+      // the workers ask this process's token and signing modules, wherever those are configured to answer
+      return workers!.listen({ token: config.moduleAddresses.token ?? here, signing: config.moduleAddresses.signing ?? here });
+    };
+    if (workers) {
+      workers.start();
+      registry.addSource(() => workers.metrics());
+    }
+
     const onChange = async (change: CatalogChange) => {
-      if (change.kind === 'package') {
-        if (change.deleted) packageIds.delete(change.record.id);
-        else packageIds.set(change.record.id, change.record.packageId);
-        return;
-      }
+      if (change.kind === 'package') return packageIds.forget(change.record.id);
+      // the workers first: this process's catalogue answers ?wait=published, which must not
+      // say "served" before every process on the port serves it
+      await workers?.refresh(change.repositoryId);
       publicKeys.forget(change.repositoryId);
+      if (change.kind === 'keys') return;
       await catalog.refresh(change.repositoryId);
     };
     const es = await startEventSourcing({
@@ -104,44 +106,24 @@ export const deliveryModule = defineModule({
       consumerGroup: consumerGroupOf(settings.replicaId, ctx.settings(BUS_SETTINGS).bus === 'kafka'),
       fail: ctx.fail,
     });
-    await catalog.refreshAll();
 
-    const tokens = clients.client(TokenServiceDefinition, 'token');
-    const verdicts = new VerdictCache(
-      async (token) => {
-        const answer = await tokens.validateToken({ token, repositoryId: '' }, { caller: DELIVERY_CALLER });
-        return { valid: answer.valid, kind: answer.kind, tokenId: answer.tokenId, ownerId: answer.ownerId, scopes: answer.scopes, repositoryId: answer.repositoryId };
-      },
-      { ttlMs: VERDICT_TTL_MS, negativeTtlMs: NEGATIVE_VERDICT_TTL_MS, maxEntries: 100_000 },
-    );
     // every replica must hear every revocation: a group of its own per replica (a new replica
     // reads the token topic from its start, which is cheap)
     const revocations = await bus.subscribe({ group: `delivery-verdicts-${settings.replicaId ?? hostname()}`, topics: [topicOf('token')] }, async (message) => {
-      if (REVOCATIONS.has(message.type)) verdicts.revoke((message.data as { tokenId: string }).tokenId);
+      if (!REVOCATIONS.has(message.type)) return;
+      const { tokenId } = message.data as { tokenId: string };
+      verdicts.revoke(tokenId);
+      workers?.revoke(tokenId);
     });
-    const accounting = new TrafficAccounting((repositoryId, sha256) => packageIds.get(packageRecordId(repositoryId, sha256)));
-    const http = ctx.use(httpServerModule);
     http.addReadinessCheck('delivery', es.ready);
-    http.addEdgeHandler(
-      deliveryEdge({
-        catalog,
-        verdicts,
-        accounting,
-        blobs,
-        publicKeys,
-        metrics: new EdgeMetrics(ctx.use(metricsModule)),
-        packageBodies: new PackageBodyCache((key) => blobs.get(key), PACKAGE_CACHE_FILE_BYTES, PACKAGE_CACHE_TOTAL_BYTES),
-        logger: ctx.logger,
-        presignDownloads: settings.s3PresignDownloads,
-      }),
-    );
+    http.addEdgeHandler(edge);
     ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), catalog, settings.publicUrl));
 
     // traffic leaves in batches, off the request path, through the outbox like every other
     // event: appended to delivery's own store (one stream per repository), then relayed to
     // the bus, so a bus that is down delays the counts instead of losing them
     const flush = async () => {
-      const messages = accounting.drain();
+      const messages = await accounting.drain();
       const byRepository = new Map<string, BusMessage[]>();
       for (const message of messages) byRepository.set(message.key, [...(byRepository.get(message.key) ?? []), message]);
       for (const [repositoryId, batch] of byRepository) {
@@ -160,6 +142,8 @@ export const deliveryModule = defineModule({
 
     return {
       value: undefined,
+      // the workers close the public port and report their last traffic before this process stops counting
+      drain: async () => workers?.stop(),
       stop: async () => {
         clearInterval(timer);
         await revocations.stop();

@@ -3,72 +3,97 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDeb, buildRpmBatch, freePort, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
-import { registerUser } from '@packyard/testing/api-session';
+import { registerUser, type ApiSession } from '@packyard/testing/api-session';
+import { repositoryProbes, startFetchLoop, type FetchLoop, type FetchProbe } from '@packyard/testing/clients/fetch-loop';
 
 // Issue #17 item 3: a restart of the program (SIGTERM, then kill -9) on the same data
 // causes no 401/404/5xx to apt/dnf-style clients that were being served: a loop of
-// InRelease, Packages, keyring, repomd.xml and key fetches across N repositories runs
-// through both restarts. In single-node mode the port is closed while the process is
+// InRelease, Packages, package, keyring, repomd.xml and key fetches across every repository
+// runs through the restarts. In single-node mode the port is closed while the process is
 // down: a refused or reset connection is counted apart ("down"), never an answer.
+// Start-up must not grow with the data: the time to health is measured with a few
+// repositories and again with several times as many, and printed.
 
-const DEB_REPOSITORIES = 4;
-const RPM_REPOSITORIES = 2;
+const SMALL = { deb: 3, rpm: 1 };
+const LARGE = { deb: 18, rpm: 6 };
 // a start through tsx on a machine loaded by other work can take well over the harness's 30 s
 const START_TIMEOUT_MS = 120_000;
+// repositories made at once: each needs its RSA-4096 key (seconds of CPU) before its first upload
+const CREATE_CONCURRENCY = 4;
+/** the generous bound on how much longer the start may take with the larger data (the figure is printed) */
+const START_GROWTH_BOUND_MS = 15_000;
+/** the same for delivery's own init, which reads nothing of the data */
+const DELIVERY_INIT_GROWTH_BOUND_MS = 3_000;
 
-interface Probe {
-  url: string;
-  /** what a 200 body must contain (the package the repository holds), when it says so */
-  contains?: string;
-}
+const median = (values: number[]) => Math.round([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0);
 
-type Outcome = { ok: true; ms: number; at: number } | { ok: false; down: true; at: number } | { ok: false; down: false; at: number; what: string };
+/** how long each module's init took at the last start, from its log ("module initialised") */
+const initTimes = (output: string): Record<string, number> =>
+  Object.fromEntries(
+    output
+      .split('\n')
+      .filter((line) => line.includes('"msg":"module initialised"'))
+      .map((line) => JSON.parse(line) as { module: string; ms: number })
+      .map(({ module, ms }) => [module, ms]),
+  );
 
 describe('a restart of the program on the same data', () => {
   let packyard: RunningPackyard;
+  let session: ApiSession;
   let dataDir: string;
   let packagesDir: string;
   let port: number;
-  const probes: { probe: Probe; auth: Record<string, string> }[] = [];
+  let slug: string;
+  let workspaceId: string;
+  let made = 0;
+  const probes: FetchProbe[] = [];
+
+  /** makes `deb` DEB and `rpm` RPM repositories, each with one package published, and adds their probes */
+  async function addRepositories(deb: number, rpm: number) {
+    const first = made;
+    made += deb + rpm;
+    const rpms = await buildRpmBatch(Array.from({ length: rpm }, (_, index) => ({ name: `restart-rpm-${first + deb + index}`, version: '1.0', release: '1', arch: 'noarch' as const })), packagesDir);
+    const indices = Array.from({ length: deb + rpm }, (_, offset) => first + offset);
+    const worker = async () => {
+      for (let index = indices.shift(); index !== undefined; index = indices.shift()) {
+        const isDeb = index < first + deb;
+        probes.push(...(await addRepository(index, isDeb ? 'DEB' : 'RPM', isDeb ? undefined : rpms[index - first - deb])));
+      }
+    };
+    await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, worker));
+  }
+
+  async function addRepository(index: number, kind: 'DEB' | 'RPM', rpmFile?: string): Promise<FetchProbe[]> {
+    const name = `repo-${index}`;
+    const repository = await session.call<{ id: string }>('POST', `/workspaces/${workspaceId}/repos`, { name, kind, codename: 'bookworm', component: 'main' });
+    expect(repository.status).toBe(201);
+    const token = (await session.call<{ token: string }>('POST', `/repos/${repository.body.id}/tokens`, { name: 'restart' })).body.token;
+    const url = `${packyard.url}/${kind === 'DEB' ? 'deb' : 'rpm'}/${slug}/${name}`;
+    // an .rpm is signed while its upload is claimed: the repository's first key (RSA-4096) must exist first
+    await waitFor('the repository key', async () => ((await fetch(`${url}/gpg.key`)).status === 200 ? true : undefined), { timeoutMs: 180_000 });
+    const packageName = `restart-${kind === 'DEB' ? 'deb' : 'rpm'}-${index}`;
+    const file = rpmFile ?? (await buildDeb({ name: packageName, version: '1.0', arch: 'amd64', compression: 'gzip' }, packagesDir));
+    const form = new FormData();
+    form.set('distribution', kind === 'DEB' ? 'debian/bookworm' : 'el/9');
+    form.set('file', new Blob([await readFile(file)]), basename(file));
+    // no ?wait=published (publish-wait.e2e.spec.ts tests it): the probes wait until the package is listed
+    const upload = await fetch(`${packyard.url}/api/v1/workspaces/${workspaceId}/repos/${repository.body.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${session.bearer}` }, body: form });
+    expect(upload.status).toBe(201);
+    return repositoryProbes(url, kind, token, packageName);
+  }
+
+  const start = () => startPackyard({ dataDir, env: { PORT: String(port) }, timeoutMs: START_TIMEOUT_MS, edgeWorkers: 2 });
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'packyard-restart-'));
     packagesDir = await mkdtemp(join(tmpdir(), 'packyard-restart-packages-'));
     port = await freePort();
-    packyard = await startPackyard({ dataDir, env: { PORT: String(port) }, timeoutMs: START_TIMEOUT_MS });
-    const session = await registerUser(packyard);
-    const slug = `restart-${Date.now().toString(36)}`;
-    const workspace = (await session.call<{ id: string }>('POST', '/workspaces', { name: slug, slug, description: '' })).body;
-    const rpms = await buildRpmBatch(Array.from({ length: RPM_REPOSITORIES }, (_, index) => ({ name: `restart-rpm-${index}`, version: '1.0', release: '1', arch: 'noarch' as const })), packagesDir);
-    for (let index = 0; index < DEB_REPOSITORIES + RPM_REPOSITORIES; index++) {
-      const kind = index < DEB_REPOSITORIES ? 'DEB' : 'RPM';
-      const name = `repo-${index}`;
-      const repository = await session.call<{ id: string }>('POST', `/workspaces/${workspace.id}/repos`, { name, kind, codename: 'bookworm', component: 'main' });
-      expect(repository.status).toBe(201);
-      const token = (await session.call<{ token: string }>('POST', `/repos/${repository.body.id}/tokens`, { name: 'restart' })).body.token;
-      const auth = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
-      const url = `${packyard.url}/${kind === 'DEB' ? 'deb' : 'rpm'}/${slug}/${name}`;
-      // an .rpm is signed while its upload is claimed: the repository's first key (RSA-4096) must exist first
-      await waitFor('the repository key', async () => ((await fetch(`${url}/gpg.key`)).status === 200 ? true : undefined), { timeoutMs: 120_000 });
-      const file = kind === 'DEB' ? await buildDeb({ name: `restart-deb-${index}`, version: '1.0', arch: 'amd64', compression: 'gzip' }, packagesDir) : rpms[index - DEB_REPOSITORIES];
-      const form = new FormData();
-      form.set('distribution', kind === 'DEB' ? 'debian/bookworm' : 'el/9');
-      form.set('file', new Blob([await readFile(file)]), basename(file));
-      const upload = await fetch(`${packyard.url}/api/v1/workspaces/${workspace.id}/repos/${repository.body.id}/upload?wait=published`, { method: 'POST', headers: { authorization: `Bearer ${session.bearer}` }, body: form });
-      // 202 on a loaded machine: the repository's first key (RSA-4096) and publication took over 30 s; the loop waits for it to be served
-      expect([201, 202]).toContain(upload.status);
-      const paths: Probe[] =
-        kind === 'DEB'
-          ? [
-              { url: `${url}/debian/dists/bookworm/InRelease` },
-              { url: `${url}/debian/dists/bookworm/main/binary-amd64/Packages`, contains: `Package: restart-deb-${index}\n` },
-              { url: `${url}/keyring.gpg` },
-              { url: `${url}/gpg.key`, contains: 'BEGIN PGP PUBLIC KEY BLOCK' },
-            ]
-          : [{ url: `${url}/el/9/repodata/repomd.xml`, contains: '<data type="primary">' }, { url: `${url}/el/9/repodata/repomd.xml.asc` }, { url: `${url}/gpg.key`, contains: 'BEGIN PGP PUBLIC KEY BLOCK' }];
-      probes.push(...paths.map((probe) => ({ probe, auth: probe.url.endsWith('gpg.key') || probe.url.endsWith('keyring.gpg') ? {} : auth })));
-    }
-  }, 240_000);
+    packyard = await start();
+    session = await registerUser(packyard);
+    slug = `restart-${Date.now().toString(36)}`;
+    workspaceId = (await session.call<{ id: string }>('POST', '/workspaces', { name: slug, slug, description: '' })).body.id;
+    await addRepositories(SMALL.deb, SMALL.rpm);
+  }, 600_000);
 
   afterAll(async () => {
     await packyard?.stop('SIGKILL');
@@ -76,72 +101,61 @@ describe('a restart of the program on the same data', () => {
     if (packagesDir) await rm(packagesDir, { recursive: true, force: true });
   });
 
-  /** fetches every probe in turn, two at a time, until stopped */
-  function fetchLoop() {
-    const outcomes: (Outcome & { url: string })[] = [];
-    let running = true;
-    const worker = async (offset: number) => {
-      for (let index = offset; running; index += 2) {
-        const { probe, auth } = probes[index % probes.length];
-        const started = performance.now();
-        try {
-          const response = await fetch(probe.url, { headers: auth, signal: AbortSignal.timeout(20_000) });
-          const body = await response.text();
-          const at = Date.now();
-          if (response.status !== 200) outcomes.push({ ok: false, down: false, at, url: probe.url, what: `${response.status} ${body.slice(0, 80)}` });
-          else if (probe.contains && !body.includes(probe.contains)) outcomes.push({ ok: false, down: false, at, url: probe.url, what: `200 without ${JSON.stringify(probe.contains)}` });
-          else outcomes.push({ ok: true, ms: performance.now() - started, at, url: probe.url });
-        } catch (error) {
-          // the process is down: nothing listens, or it died with the request in flight
-          const code = (error as { cause?: { code?: string } }).cause?.code ?? '';
-          const down = ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'].includes(code);
-          outcomes.push(down ? { ok: false, down: true, at: Date.now(), url: probe.url } : { ok: false, down: false, at: Date.now(), url: probe.url, what: String(error) });
-          if (down) await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-      }
-    };
-    const workers = [worker(0), worker(1)];
-    return {
-      outcomes,
-      /** resolves once every probe was answered 200 at least `times` times after `since` */
-      servedSince: (since: number, times: number) =>
-        waitFor(
-          `every probe served ${times} times`,
-          async () => (probes.every(({ probe }) => outcomes.filter((o) => o.ok && o.at >= since && o.url === probe.url).length >= times) ? true : undefined),
-          { timeoutMs: 60_000, intervalMs: 50 },
-        ),
-      stop: async () => {
-        running = false;
-        await Promise.all(workers);
-      },
-    };
+  /** stops the program with `signal`, starts it on the same data; the time to health, and the slowest answer until every probe was served again */
+  async function restart(loop: FetchLoop, signal: NodeJS.Signals) {
+    await packyard.stop(signal);
+    const started = performance.now();
+    packyard = await start();
+    const healthMs = Math.round(performance.now() - started);
+    const healthyAt = Date.now();
+    await loop.servedSince(healthyAt, 2);
+    const everyProbeMs = Date.now() - healthyAt;
+    const after = loop.outcomes.filter((outcome) => outcome.at >= healthyAt && outcome.ok);
+    const slowestMs = Math.round(Math.max(...after.map((outcome) => (outcome.ok ? outcome.ms : 0))));
+    // a repository is loaded by its first request after the start: what that answer cost, beside the rest
+    const firstOfRepository = new Map<string, number>();
+    const others: number[] = [];
+    for (const outcome of after) {
+      if (!outcome.ok) continue;
+      const repository = /\/repo-\d+\//.exec(outcome.url)![0];
+      if (firstOfRepository.has(repository)) others.push(outcome.ms);
+      else firstOfRepository.set(repository, outcome.ms);
+    }
+    const inits = initTimes(packyard.output());
+    const slowestInit = Object.entries(inits).reduce((a, b) => (b[1] > a[1] ? b : a));
+    const figure = `${made} repositories, ${signal}: healthy ${healthMs} ms after the start (delivery initialised in ${inits.delivery} ms, the slowest module ${slowestInit[0]} in ${slowestInit[1]} ms), every probe served twice ${everyProbeMs} ms after that; a repository's first answer median ${median([...firstOfRepository.values()])} ms (max ${Math.round(Math.max(...firstOfRepository.values()))}), the others' median ${median(others)} ms, slowest answer ${slowestMs} ms`;
+    return { healthMs, deliveryInitMs: inits.delivery, figure };
   }
 
-  it('answers apt/dnf-style fetches with 200 across a SIGTERM restart and a kill -9, from the first healthy answer on', async () => {
-    const loop = fetchLoop();
+  it('answers apt/dnf-style fetches with 200 across SIGTERM and kill -9 restarts, from the first healthy answer on, and starts as fast with six times the repositories', async () => {
+    const loop = startFetchLoop(probes);
     const figures: string[] = [];
-    let servedBefore = Infinity;
+    const health: Record<string, number> = {};
+    const deliveryInit: Record<string, number> = {};
+    let servedBefore: number;
     try {
-      // every repository served before the first restart (the loop counts from here)
       await loop.servedSince(0, 2);
       servedBefore = Date.now();
+      const small = await restart(loop, 'SIGTERM');
+      health.small = small.healthMs;
+      deliveryInit.small = small.deliveryInitMs;
+      figures.push(small.figure);
+
+      // the larger data: its probes join the loop once they are served (each was, by addRepository)
+      await addRepositories(LARGE.deb - SMALL.deb, LARGE.rpm - SMALL.rpm);
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-        await packyard.stop(signal);
-        const restarted = performance.now();
-        packyard = await startPackyard({ dataDir, env: { PORT: String(port) }, timeoutMs: START_TIMEOUT_MS });
-        const healthyAt = Date.now();
-        const healthMs = Math.round(performance.now() - restarted);
-        await loop.servedSince(healthyAt, 3);
-        const after = loop.outcomes.filter((outcome) => outcome.at >= healthyAt);
-        const slowest = Math.max(...after.filter((outcome) => outcome.ok).map((outcome) => (outcome.ok ? outcome.ms : 0)));
-        figures.push(`${signal}: healthy ${healthMs} ms after the start; slowest answer after that ${Math.round(slowest)} ms`);
+        const large = await restart(loop, signal);
+        health[signal] = large.healthMs;
+        deliveryInit[signal] = large.deliveryInitMs;
+        figures.push(large.figure);
       }
     } finally {
       await loop.stop();
     }
-    const failures = loop.outcomes.filter((outcome) => !outcome.ok && !outcome.down && outcome.at >= servedBefore);
     const down = loop.outcomes.filter((outcome) => !outcome.ok && outcome.down).length;
-    console.log(`${probes.length} probes over ${DEB_REPOSITORIES + RPM_REPOSITORIES} repositories; ${loop.outcomes.length} fetches, ${down} while the port was down; ${figures.join('; ')}`);
-    expect(failures.map((failure) => `${failure.url}: ${'what' in failure ? failure.what : ''}`)).toEqual([]);
-  }, 240_000);
+    console.log(`${probes.length} probes over ${made} repositories; ${loop.outcomes.length} fetches, ${down} while the port was down;\n  ${figures.join(';\n  ')}`);
+    expect(loop.failuresSince(servedBefore)).toEqual([]);
+    expect(health.SIGTERM).toBeLessThan(health.small + START_GROWTH_BOUND_MS);
+    expect(deliveryInit.SIGTERM).toBeLessThan(deliveryInit.small + DELIVERY_INIT_GROWTH_BOUND_MS);
+  }, 900_000);
 });

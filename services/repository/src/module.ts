@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Histogram } from 'prom-client';
 import {
   busModule,
@@ -9,11 +10,13 @@ import {
   grpcServerModule,
   handleCommand,
   httpServerModule,
+  integer,
   metricsModule,
   openModuleStores,
   PURGE_CHECK_INTERVAL_SETTING,
   serviceCaller,
   startEventSourcing,
+  text,
 } from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { AdvisoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/advisories';
@@ -41,6 +44,14 @@ const projections = [repositoriesProjection, publishablePackagesProjection(), pu
 export const REPOSITORY_SETTINGS = defineSettings({
   deletionGraceSeconds: DELETION_GRACE_SETTING,
   purgeCheckIntervalSeconds: PURGE_CHECK_INTERVAL_SETTING,
+  replicaId: text('REPOSITORY_REPLICA_ID', undefined, "names this repository replica in its publishing leases and in the publication events it writes (default: the host name, a pod's name in Kubernetes)"),
+  publishLeaseSeconds: integer(
+    'PUBLISH_LEASE_S',
+    15,
+    "how long a repository replica's hold on one repository's publishing lasts unless renewed (a third of it while building): the repositories a replica that died was building wait this long for another",
+    1,
+  ),
+  publishRepositoriesAtOnce: integer('PUBLISH_REPOSITORIES_AT_ONCE', 4, 'repositories one repository replica builds at once; more wait for a free slot, or another replica builds them', 1),
 });
 
 export const repositoryModule = defineModule({
@@ -99,6 +110,10 @@ export const repositoryModule = defineModule({
       signing: clients.client(SigningServiceDefinition, 'signing'),
       logger: ctx.logger,
       packageSets,
+      // the process in the name too: a restarted replica does not take its former self's leases before they expire
+      holder: `${settings.replicaId ?? hostname()}/${process.pid}`,
+      leaseMs: settings.publishLeaseSeconds * 1000,
+      maxBuilds: settings.publishRepositoriesAtOnce,
       onPublished: (kind, seconds) => publishSeconds.observe({ kind }, seconds),
     });
     ctx.use(grpcServerModule).server.add(PublishingServiceDefinition, publishingHandlers(es, publisher));

@@ -1,6 +1,8 @@
+import cluster from 'node:cluster';
 import { createLogger, describeSettings, loadConfig, ModuleManager, ModuleStartError, rebuildModuleProjections } from '@packyard/platform';
 import { parseArgs, selectTargets, usage } from './cli';
 import { clientUsage, isClientCommand, processIo, runClient } from './client/client';
+import { edgeWorkerMain } from './edge-worker';
 import { ALL_MODULES, TARGETS } from './modules';
 
 async function main(): Promise<number> {
@@ -60,10 +62,14 @@ async function main(): Promise<number> {
   });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    process.stderr.write(`packyard: ${(error as Error).message}\n`);
-    process.exit(2);
-  },
-);
+// the bundle (npm start) is one file: a process forked as an edge worker runs it too
+if (cluster.isWorker) edgeWorkerMain();
+else {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`packyard: ${(error as Error).message}\n`);
+      process.exit(2);
+    },
+  );
+}

@@ -217,7 +217,7 @@ const BUNDLE = `${REPO_ROOT}/services/server/dist/main.mjs`;
 describe.skipIf(!existsSync(BUNDLE))('the built program that npm start runs (skipped until `npm run build`)', () => {
   it('serves health, the console and the install scripts from the bundle', async () => {
     const started = performance.now();
-    const packyard = await startPackyard({ bin: BUNDLE });
+    const packyard = await startPackyard({ bin: BUNDLE, edgeWorkers: 'program default' });
     try {
       console.log(`bundle start to healthy: ${Math.round(performance.now() - started)} ms`);
       expect((await fetch(`${packyard.url}/api/actuator/health`)).status).toBe(200);

@@ -23,16 +23,22 @@ interface DownloadTotals {
   lastMs: number;
 }
 
+export interface TrafficTotalsSnapshot {
+  traffic: TrafficTotals[];
+  downloads: DownloadTotals[];
+}
+
 /**
  * Counts what the edge served in memory (two map updates per request) and turns the
  * totals into integration events when flushed: one FilesServed per repository and token,
- * one PackageDownloaded per package and token. Nothing here waits on a store.
+ * one PackageDownloaded per package and token. Requests never wait on a store: only the
+ * drain looks up which package a downloaded file is.
  */
 export class TrafficAccounting {
   private traffic = new Map<string, TrafficTotals>();
   private downloads = new Map<string, DownloadTotals>();
 
-  constructor(private readonly packageIdOf: (repositoryId: string, sha256: string) => string | undefined) {}
+  constructor(private readonly packageIdOf: (repositoryId: string, sha256: string) => Promise<string | undefined>) {}
 
   served(repository: RepositoryRecord, verdict: TokenVerdict, bytes: number, nowMs: number): void {
     const key = `${repository.id}|${verdict.tokenId}`;
@@ -54,14 +60,44 @@ export class TrafficAccounting {
     } else this.downloads.set(key, { repository, verdict, sha256, count: 1, bytes, lastMs: nowMs });
   }
 
-  /** the events for everything counted since the previous drain */
-  drain(): BusMessage[] {
-    const traffic = this.traffic;
-    const downloads = this.downloads;
+  /** the totals counted since the previous take, for another process's accounting to `add` (an edge worker's, its primary's) */
+  take(): TrafficTotalsSnapshot {
+    const taken = { traffic: [...this.traffic.values()], downloads: [...this.downloads.values()] };
     this.traffic = new Map();
     this.downloads = new Map();
+    return taken;
+  }
+
+  /** counts what another process took (see take) as if it had been served here */
+  add(snapshot: TrafficTotalsSnapshot): void {
+    for (const totals of snapshot.traffic) {
+      const key = `${totals.repository.id}|${totals.verdict.tokenId}`;
+      const here = this.traffic.get(key);
+      if (!here) this.traffic.set(key, { ...totals });
+      else {
+        here.requests += totals.requests;
+        here.bytes += totals.bytes;
+        here.firstMs = Math.min(here.firstMs, totals.firstMs);
+        here.lastMs = Math.max(here.lastMs, totals.lastMs);
+      }
+    }
+    for (const totals of snapshot.downloads) {
+      const key = `${totals.repository.id}|${totals.sha256}|${totals.verdict.tokenId}`;
+      const here = this.downloads.get(key);
+      if (!here) this.downloads.set(key, { ...totals });
+      else {
+        here.count += totals.count;
+        here.bytes += totals.bytes;
+        here.lastMs = Math.max(here.lastMs, totals.lastMs);
+      }
+    }
+  }
+
+  /** the events for everything counted since the previous drain */
+  async drain(): Promise<BusMessage[]> {
+    const { traffic, downloads } = this.take();
     const messages: BusMessage[] = [];
-    for (const totals of traffic.values()) {
+    for (const totals of traffic) {
       const data: FilesServed = {
         repositoryId: totals.repository.id,
         workspaceId: totals.repository.workspaceId,
@@ -75,9 +111,9 @@ export class TrafficAccounting {
       };
       messages.push({ id: randomUUID(), type: 'FilesServed', key: totals.repository.id, data });
     }
-    for (const totals of downloads.values()) {
+    for (const totals of downloads) {
       // a file whose PackageUploaded has not reached delivery yet cannot be attributed
-      const packageId = this.packageIdOf(totals.repository.id, totals.sha256);
+      const packageId = await this.packageIdOf(totals.repository.id, totals.sha256);
       if (!packageId) continue;
       const data: PackageDownloaded = {
         packageId,

@@ -8,8 +8,8 @@ const token: TokenVerdict = { valid: true, kind: 'repo_token', tokenId: 't1', ow
 const other: TokenVerdict = { ...token, tokenId: 't2' };
 
 describe('TrafficAccounting', () => {
-  it('sums requests and bytes per repository and token, and downloads per package and token', () => {
-    const accounting = new TrafficAccounting((_repo, sha) => (sha === 'aa' ? 'p1' : undefined));
+  it('sums requests and bytes per repository and token, and downloads per package and token', async () => {
+    const accounting = new TrafficAccounting(async (_repo, sha) => (sha === 'aa' ? 'p1' : undefined));
     accounting.served(repository, token, 100, Date.parse('2024-03-05T10:00:00Z'));
     accounting.served(repository, token, 50, Date.parse('2024-03-05T10:00:01Z'));
     accounting.served(repository, other, 7, Date.parse('2024-03-05T10:00:02Z'));
@@ -17,7 +17,7 @@ describe('TrafficAccounting', () => {
     accounting.downloaded(repository, token, 'aa', 40, Date.parse('2024-03-05T10:00:03Z'));
     accounting.downloaded(repository, token, 'unknown', 40, Date.parse('2024-03-05T10:00:03Z'));
 
-    const messages = accounting.drain();
+    const messages = await accounting.drain();
     expect(messages.map((m) => [m.type, m.key, m.data])).toEqual([
       ['FilesServed', 'r1', expect.objectContaining({ tokenId: 't1', tokenKind: 'repo_token', workspaceId: 'w1', requests: 2, bytes: 150, firstServedAt: '2024-03-05T10:00:00.000Z', lastServedAt: '2024-03-05T10:00:01.000Z' })],
       ['FilesServed', 'r1', expect.objectContaining({ tokenId: 't2', requests: 1, bytes: 7 })],
@@ -26,10 +26,27 @@ describe('TrafficAccounting', () => {
     expect(new Set(messages.map((m) => m.id)).size).toBe(3);
   });
 
-  it('starts from zero after a drain', () => {
-    const accounting = new TrafficAccounting(() => 'p1');
+  it('starts from zero after a drain', async () => {
+    const accounting = new TrafficAccounting(async () => 'p1');
     accounting.served(repository, token, 1, 0);
-    accounting.drain();
-    expect(accounting.drain()).toEqual([]);
+    await accounting.drain();
+    expect(await accounting.drain()).toEqual([]);
+  });
+
+  it("adds another process's totals to its own (an edge worker's, in its primary)", async () => {
+    const worker = new TrafficAccounting(async () => undefined);
+    worker.served(repository, token, 100, 1_000);
+    worker.served(repository, token, 20, 3_000);
+    worker.downloaded(repository, token, 'aa', 40, 3_000);
+    const primary = new TrafficAccounting(async () => 'p1');
+    primary.served(repository, token, 5, 2_000);
+    primary.downloaded(repository, token, 'aa', 40, 2_000);
+    primary.add(JSON.parse(JSON.stringify(worker.take())));
+
+    expect(await worker.drain()).toEqual([]);
+    expect((await primary.drain()).map((m) => m.data)).toEqual([
+      expect.objectContaining({ tokenId: 't1', requests: 3, bytes: 125, firstServedAt: new Date(1_000).toISOString(), lastServedAt: new Date(3_000).toISOString() }),
+      expect.objectContaining({ packageId: 'p1', count: 2, bytes: 80, downloadedAt: new Date(3_000).toISOString() }),
+    ]);
   });
 });

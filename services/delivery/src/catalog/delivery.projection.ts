@@ -1,11 +1,13 @@
 import { decodeEvent, isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
 import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { IndexPublished, RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
+import { PublicKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import type { PublicationRecord, RepositoryRecord } from './served-file';
 
 export const REPOSITORIES = 'delivery_repositories';
 export const PUBLICATIONS = 'delivery_publications';
 export const PACKAGES = 'delivery_packages';
+export const PUBLIC_KEYS = 'delivery_public_keys';
 
 /** which package a stored file is, so downloads can be counted against it */
 export interface PackageRecord {
@@ -15,41 +17,54 @@ export interface PackageRecord {
   packageId: string;
 }
 
+/** the public keys a repository serves (gpg.key, keyring.gpg), as signing announced them */
+export interface PublicKeysRecord {
+  /** the repository id */
+  id: string;
+  /** every key it has had, armored, newest first */
+  armored: string[];
+}
+
 const TOMBSTONE: RepositoryRecord = { id: '', kind: 'DEB', workspaceId: '', workspaceSlug: '', name: '', ownerId: '', codename: '', component: '' };
 
 /** the events delivery's read model is projected from, by the context whose inbox they arrive in */
 export const FOLLOWED_EVENTS = {
   repository: { RepositoryCreated, RepositoryDeleted, RepositoryRestored, RepositoryPurged, IndexPublished },
   artifact: { PackageUploaded, PackageDeleted },
+  // last: a reaction's consumer group is named by its place in this list
+  signing: { PublicKeysChanged },
 };
 
 export const packageRecordId = (repositoryId: string, sha256: string) => `${repositoryId}|${sha256}`;
 
 /** what a projected event changed, for the in-memory state to follow */
-export type CatalogChange = { kind: 'repository'; repositoryId: string } | { kind: 'package'; record: PackageRecord; deleted: boolean };
+export type CatalogChange = { kind: 'repository' | 'keys'; repositoryId: string } | { kind: 'package'; record: PackageRecord; deleted: boolean };
 
 /**
  * Delivery's read model, projected from the repository and artifact events its reactions
  * put in its inbox: the repositories (for URLs and token checks), the published
  * generations of every distribution (the newest and the ones it retains, each naming
- * its manifest in the blob store) and which
- * package each stored file is. `onChange` lets the running edge follow; a rebuild
+ * its manifest in the blob store), which package each stored file is, and (from signing's
+ * events) each repository's public keys. `onChange` lets the running edge follow; a rebuild
  * (`packyard rebuild-projections --target=delivery`) runs without it.
  */
 export function deliveryProjection(onChange: (change: CatalogChange) => Promise<void> | void = () => {}): Projection {
   return {
     name: 'delivery-catalog',
-    collections: [REPOSITORIES, PUBLICATIONS, PACKAGES],
+    collections: [REPOSITORIES, PUBLICATIONS, PACKAGES, PUBLIC_KEYS],
     async handle(recorded: RecordedEvent, readModels) {
       const event = isInboxEvent(recorded.stream, 'repository')
         ? decodeEvent(recorded, FOLLOWED_EVENTS.repository)
         : isInboxEvent(recorded.stream, 'artifact')
           ? decodeEvent(recorded, FOLLOWED_EVENTS.artifact)
-          : undefined;
+          : isInboxEvent(recorded.stream, 'signing')
+            ? decodeEvent(recorded, FOLLOWED_EVENTS.signing)
+            : undefined;
       if (!event) return;
       const repositories = readModels.collection<RepositoryRecord>(REPOSITORIES);
       const publications = readModels.collection<PublicationRecord>(PUBLICATIONS);
       const packages = readModels.collection<PackageRecord>(PACKAGES);
+      const publicKeys = readModels.collection<PublicKeysRecord>(PUBLIC_KEYS);
       switch (event.type) {
         case 'RepositoryCreated': {
           const { data } = event;
@@ -84,6 +99,7 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
           await repositories.upsert({ ...TOMBSTONE, ...(await repositories.get(repositoryId)), id: repositoryId, deleted: true, purged: true });
           await publications.deleteMany({ repositoryId });
           await packages.deleteMany({ repositoryId });
+          await publicKeys.delete(repositoryId);
           return onChange({ kind: 'repository', repositoryId });
         }
         case 'IndexPublished': {
@@ -137,6 +153,13 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
             await onChange({ kind: 'package', record, deleted: true });
           }
           return;
+        }
+        case 'PublicKeysChanged': {
+          const { repositoryId, publicKeysArmored } = event.data;
+          // a purged repository's keys are destroyed; a late announcement must not bring them back
+          if ((await repositories.get(repositoryId))?.purged) return;
+          await publicKeys.upsert({ id: repositoryId, armored: publicKeysArmored });
+          return onChange({ kind: 'keys', repositoryId });
         }
       }
     },

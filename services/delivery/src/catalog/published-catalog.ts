@@ -1,64 +1,129 @@
 import type { ReadModelStore } from '@packyard/platform';
 import { uploadDistributions } from '@packyard/formats';
 import { PUBLICATIONS, REPOSITORIES } from './delivery.projection';
-import { PublicationManifests, readAll, type BlobReader } from './publication-manifests';
+import { PublicationManifests, type BlobReader } from './publication-manifests';
 import { readableGenerations, repositoryPath, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord, type ServedFile, type StockedDistribution } from './served-file';
 
-/** metadata files up to this size are answered from memory (Packages, repodata, InRelease) */
-const IN_MEMORY_FILE_LIMIT = 4 * 1024 * 1024;
-/** repositories rebuilt at once at start */
-const REFRESH_CONCURRENCY = 8;
+/** files of loaded repositories held at once (a served file is well under 1 KB); the least recently asked-for go first */
+const MAX_LOADED_FILES = 500_000;
+/** how long a path that names no repository is answered from memory (a repository change clears them all) */
+const ABSENT_FOR_MS = 5_000;
+const MAX_ABSENT_PATHS = 10_000;
+
+/** A repository as the edge answers it: its record and every URL path it serves, as one value swapped whole. */
+export interface ServedRepository {
+  record: RepositoryRecord;
+  files: ReadonlyMap<string, ServedFile>;
+  stocked: readonly StockedDistribution[];
+  /** distribution → the newest generation served */
+  generations: ReadonlyMap<string, number>;
+}
+
+/** `/deb/{slug}/{name}` of a URL path below a repository, with what names it */
+function repositoryKeyOf(path: string): { path: string; kind: RepositoryRecord['kind']; workspaceSlug: string; name: string } | undefined {
+  const kind = path.startsWith('/deb/') ? 'DEB' : path.startsWith('/rpm/') ? 'RPM' : undefined;
+  if (!kind) return undefined;
+  const slugEnd = path.indexOf('/', 5);
+  if (slugEnd < 0) return undefined;
+  const nameEnd = path.indexOf('/', slugEnd + 1);
+  const end = nameEnd < 0 ? path.length : nameEnd;
+  if (slugEnd === 5 || end === slugEnd + 1) return undefined;
+  return { path: path.slice(0, end), kind, workspaceSlug: path.slice(5, slugEnd), name: path.slice(slugEnd + 1, end) };
+}
 
 /**
- * The published state the edge answers from, in memory: URL path → file, repository
- * path → repository. It is rebuilt per repository from delivery's read model whenever
- * the projection changes it (and for all at start), off the request path; the swap of a
- * repository's files is one synchronous step, so a request sees one state or the other.
+ * The published state the edge answers from. Nothing is read at start: a repository is
+ * loaded when it is first asked for (one read-model lookup of the repository by its path,
+ * one of its publication records, and one manifest read per readable generation from the
+ * blob store, in parallel) and then kept, least recently used out first, bounded by the
+ * number of files held. File bodies are not read here: the edge reads them on first
+ * request into its bounded body cache. A loaded repository is rebuilt off the request
+ * path whenever the projection changes it; the swap is one synchronous step, so a request
+ * sees one state or the other.
  */
 export class PublishedCatalog {
-  private readonly files = new Map<string, ServedFile>();
-  private readonly pathsOf = new Map<string, string[]>();
-  private readonly byPath = new Map<string, RepositoryRecord>();
-  private readonly byId = new Map<string, RepositoryRecord>();
-  private readonly stockedOf = new Map<string, StockedDistribution[]>();
-  private readonly refreshes = new Map<string, Promise<void>>();
-  /** repository → distribution → the newest generation served */
-  private readonly generations = new Map<string, Map<string, number>>();
+  /** by repository id, least recently used first */
+  private readonly loaded = new Map<string, ServedRepository>();
+  private readonly idByPath = new Map<string, string>();
+  private readonly absent = new Map<string, number>();
+  /** lookups by path under way: a burst of first requests for one repository shares one */
+  private readonly finding = new Map<string, Promise<ServedRepository | undefined>>();
+  private loadedFiles = 0;
+  /** per repository, the loads and rebuilds in turn */
+  private readonly chains = new Map<string, Promise<void>>();
   private readonly manifests: PublicationManifests;
   private readonly generationWaiters = new Map<string, Set<{ wanted: ReadonlyMap<string, number>; resolve: (served: boolean) => void }>>();
 
   constructor(
     private readonly readModels: ReadModelStore,
-    private readonly blobs: BlobReader,
+    blobs: BlobReader,
+    private readonly maxLoadedFiles = MAX_LOADED_FILES,
   ) {
     this.manifests = new PublicationManifests(blobs);
   }
 
-  file(path: string): ServedFile | undefined {
-    return this.files.get(path);
+  /**
+   * The repository a `/deb/{slug}/{name}/…` or `/rpm/…` path belongs to: at once when it is
+   * loaded (the hot path: two map lookups), else a promise of it loaded; undefined when no
+   * served repository has that path.
+   */
+  repositoryAt(path: string): ServedRepository | undefined | Promise<ServedRepository | undefined> {
+    const key = repositoryKeyOf(path);
+    if (!key) return undefined;
+    const id = this.idByPath.get(key.path);
+    if (id !== undefined) {
+      const served = this.loaded.get(id);
+      if (served) {
+        this.loaded.delete(id);
+        this.loaded.set(id, served);
+        return served;
+      }
+    }
+    const absentUntil = this.absent.get(key.path);
+    if (absentUntil !== undefined) {
+      if (absentUntil > Date.now()) return undefined;
+      this.absent.delete(key.path);
+    }
+    let found = this.finding.get(key.path);
+    if (!found) {
+      found = this.find(key).finally(() => this.finding.delete(key.path));
+      this.finding.set(key.path, found);
+    }
+    return found;
   }
 
-  /** the repository a `/deb/{slug}/{name}/…` or `/rpm/…` path belongs to */
-  repositoryOf(path: string): RepositoryRecord | undefined {
-    let slash = path.indexOf('/', 5);
-    if (slash < 0) return undefined;
-    slash = path.indexOf('/', slash + 1);
-    return this.byPath.get(slash < 0 ? path : path.slice(0, slash));
+  private async find(key: NonNullable<ReturnType<typeof repositoryKeyOf>>): Promise<ServedRepository | undefined> {
+    const candidates = await this.readModels.collection<RepositoryRecord>(REPOSITORIES).find({ kind: key.kind, workspaceSlug: key.workspaceSlug, name: key.name });
+    // a deleted repository's name may have been taken again
+    const live = candidates.find((candidate) => !candidate.deleted);
+    const served = live && (await this.load(live.id));
+    if (!served) {
+      if (this.absent.size >= MAX_ABSENT_PATHS) this.absent.clear();
+      this.absent.set(key.path, Date.now() + ABSENT_FOR_MS);
+    }
+    return served;
   }
 
-  repository(id: string): RepositoryRecord | undefined {
-    return this.byId.get(id);
+  /** the repository loaded (read now if it was not), undefined when it is unknown or deleted */
+  async load(repositoryId: string): Promise<ServedRepository | undefined> {
+    const served = this.loaded.get(repositoryId);
+    if (served) return served;
+    await this.inTurn(repositoryId, async () => {
+      if (!this.loaded.has(repositoryId)) await this.rebuild(repositoryId);
+    });
+    return this.loaded.get(repositoryId);
   }
 
   /** whether this replica serves, for every distribution given, that generation or a newer one */
-  servesGenerations(repositoryId: string, wanted: ReadonlyMap<string, number>): boolean {
-    const served = this.generations.get(repositoryId);
+  private servesGenerations(repositoryId: string, wanted: ReadonlyMap<string, number>): boolean {
+    const served = this.loaded.get(repositoryId)?.generations;
     return [...wanted].every(([distribution, generation]) => (served?.get(distribution) ?? -1) >= generation);
   }
 
   /** resolves true once this replica serves the generations (see servesGenerations), false after `timeoutMs` */
-  waitForGenerations(repositoryId: string, wanted: ReadonlyMap<string, number>, timeoutMs: number): Promise<boolean> {
-    if (this.servesGenerations(repositoryId, wanted)) return Promise.resolve(true);
+  async waitForGenerations(repositoryId: string, wanted: ReadonlyMap<string, number>, timeoutMs: number): Promise<boolean> {
+    await this.load(repositoryId);
+    if (this.servesGenerations(repositoryId, wanted)) return true;
     return new Promise((resolve) => {
       const waiters = this.generationWaiters.get(repositoryId) ?? new Set();
       this.generationWaiters.set(repositoryId, waiters);
@@ -76,35 +141,35 @@ export class PublishedCatalog {
     });
   }
 
-  /** the distributions of a repository whose published index holds packages (none until it is known) */
-  stocked(repositoryId: string): readonly StockedDistribution[] {
-    return this.stockedOf.get(repositoryId) ?? [];
+  /** the distributions of a repository whose published index holds packages (none while it is unknown) */
+  async stocked(repositoryId: string): Promise<readonly StockedDistribution[]> {
+    return (await this.load(repositoryId))?.stocked ?? [];
   }
 
-  /** every repository, a few at a time: most of a rebuild is waiting for the blob store */
-  async refreshAll(): Promise<void> {
-    const repositories = await this.readModels.collection<RepositoryRecord & { id: string }>(REPOSITORIES).find({});
-    let next = 0;
-    const worker = async () => {
-      while (next < repositories.length) await this.refresh(repositories[next++].id);
-    };
-    await Promise.all(Array.from({ length: REFRESH_CONCURRENCY }, worker));
-  }
-
-  /** rebuilds one repository's files; refreshes of the same repository run one after another */
+  /**
+   * The projection changed the repository: a loaded one (or one being loaded) is rebuilt;
+   * any other is read when it is next asked for. Paths remembered as naming no repository
+   * are forgotten, since this one may now have one of them.
+   */
   refresh(repositoryId: string): Promise<void> {
-    const next = (this.refreshes.get(repositoryId) ?? Promise.resolve()).then(() => this.rebuild(repositoryId));
+    this.absent.clear();
+    if (!this.loaded.has(repositoryId) && !this.chains.has(repositoryId)) return Promise.resolve();
+    return this.inTurn(repositoryId, () => this.rebuild(repositoryId));
+  }
+
+  private inTurn(repositoryId: string, task: () => Promise<void>): Promise<void> {
+    const next = (this.chains.get(repositoryId) ?? Promise.resolve()).then(task);
     const settled = next.catch(() => undefined);
-    this.refreshes.set(repositoryId, settled);
+    this.chains.set(repositoryId, settled);
     void settled.then(() => {
-      if (this.refreshes.get(repositoryId) === settled) this.refreshes.delete(repositoryId);
+      if (this.chains.get(repositoryId) === settled) this.chains.delete(repositoryId);
     });
     return next;
   }
 
   private async rebuild(repositoryId: string): Promise<void> {
     const repository = await this.readModels.collection<RepositoryRecord>(REPOSITORIES).get(repositoryId);
-    if (!repository || repository.deleted) return this.install(repositoryId, undefined, new Map(), []);
+    if (!repository || repository.deleted) return this.install(repositoryId, undefined);
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
     const readable = readableGenerations(publications);
     const generations = await Promise.all(
@@ -113,44 +178,28 @@ export class PublishedCatalog {
         return { publication, files, repositoryFiles };
       }),
     );
-    const served = new Map<string, ServedFile>();
-    for (const path of this.pathsOf.get(repositoryId) ?? []) served.set(path, this.files.get(path)!);
-    const files = servedFiles(repository, generations, served);
+    const files = servedFiles(repository, generations, this.loaded.get(repositoryId)?.files);
     const newest = new Map<string, number>();
     for (const publication of readable) newest.set(publication.distribution, Math.max(newest.get(publication.distribution) ?? -1, publication.generation));
     const stocked = stockedDistributions(repository, readable, uploadDistributions(repository.kind));
-    // bodies already in memory are reused by blob key (content-addressed: same key, same bytes)
-    const loaded = new Map<string, Buffer>();
-    for (const current of served.values()) if (current.body) loaded.set(current.blobKey, current.body);
-    for (const file of files.values()) {
-      if (file.isPackage || file.size > IN_MEMORY_FILE_LIMIT) continue;
-      let body = loaded.get(file.blobKey);
-      if (!body) {
-        body = await readAll(await this.blobs.get(file.blobKey));
-        loaded.set(file.blobKey, body);
-      }
-      file.body = body;
-    }
-    this.install(repositoryId, repository, files, stocked, newest);
+    this.install(repositoryId, { record: repository, files, stocked, generations: newest });
   }
 
-  private install(repositoryId: string, repository: RepositoryRecord | undefined, files: Map<string, ServedFile>, stocked: StockedDistribution[], generations = new Map<string, number>()) {
-    const previous = this.byId.get(repositoryId);
-    if (previous) this.byPath.delete(repositoryPath(previous));
-    for (const path of this.pathsOf.get(repositoryId) ?? []) this.files.delete(path);
-    if (!repository) {
-      this.byId.delete(repositoryId);
-      this.pathsOf.delete(repositoryId);
-      this.generations.delete(repositoryId);
-      this.stockedOf.delete(repositoryId);
-      return;
+  private install(repositoryId: string, served: ServedRepository | undefined) {
+    const previous = this.loaded.get(repositoryId);
+    if (previous) {
+      this.idByPath.delete(repositoryPath(previous.record));
+      this.loaded.delete(repositoryId);
+      this.loadedFiles -= previous.files.size;
     }
-    this.byId.set(repositoryId, repository);
-    this.stockedOf.set(repositoryId, stocked);
-    this.byPath.set(repositoryPath(repository), repository);
-    for (const [path, file] of files) this.files.set(path, file);
-    this.pathsOf.set(repositoryId, [...files.keys()]);
-    this.generations.set(repositoryId, generations);
+    if (!served) return;
+    this.loaded.set(repositoryId, served);
+    this.idByPath.set(repositoryPath(served.record), repositoryId);
+    this.loadedFiles += served.files.size;
     for (const waiter of this.generationWaiters.get(repositoryId) ?? []) if (this.servesGenerations(repositoryId, waiter.wanted)) waiter.resolve(true);
+    for (const id of this.loaded.keys()) {
+      if (this.loadedFiles <= this.maxLoadedFiles || id === repositoryId) break;
+      this.install(id, undefined);
+    }
   }
 }

@@ -56,9 +56,9 @@ describe('delivery edge with presigned package downloads', () => {
     const edge = deliveryEdge({
       catalog,
       verdicts: new VerdictCache(async () => ({ valid: true, kind: 'repo_token', tokenId: 't1', ownerId: 'u1', scopes: [], repositoryId: 'r1' }), { ttlMs: 4000, negativeTtlMs: 1000, maxEntries: 10 }),
-      accounting: new TrafficAccounting(() => 'p1'),
+      accounting: new TrafficAccounting(async () => 'p1'),
       blobs,
-      publicKeys: new PublicKeys(async () => ({ armored: '', binary: new Uint8Array() })),
+      publicKeys: new PublicKeys(async () => undefined, async () => ({ armored: '', binary: new Uint8Array() })),
       metrics: new EdgeMetrics(new Registry()),
       packageBodies: new PackageBodyCache((key) => blobs.get(key), 1024 * 1024, 1024 * 1024),
       logger: pino({ level: 'silent' }),

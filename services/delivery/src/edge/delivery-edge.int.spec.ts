@@ -94,7 +94,7 @@ describe('delivery edge', () => {
     blobs = new FsBlobStore(join(dir, 'blobs'));
     readModels = await createReadModelStore({ kind: 'sqlite', dataDir: dir, module: 'delivery' });
     catalog = new PublishedCatalog(readModels, blobs);
-    accounting = new TrafficAccounting(() => 'p1');
+    accounting = new TrafficAccounting(async () => 'p1');
     const verdicts = new VerdictCache(
       async (token): Promise<TokenVerdict> => {
         validations.push(token);
@@ -104,7 +104,7 @@ describe('delivery edge', () => {
       },
       { ttlMs: 4000, negativeTtlMs: 1000, maxEntries: 100 },
     );
-    const publicKeys = new PublicKeys(async () => ({ armored: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n', binary: Buffer.from([0x99, 1, 2]) }));
+    const publicKeys = new PublicKeys(async () => undefined, async () => ({ armored: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n', binary: Buffer.from([0x99, 1, 2]) }));
     // the 300 KB pool file is above the cache's file limit: it is streamed from the blob store
     const packageBodies = new PackageBodyCache((key) => blobs.get(key), 100_000, 1024 * 1024);
     const store = Object.assign(Object.create(blobs) as FsBlobStore, {
@@ -280,11 +280,11 @@ describe('delivery edge', () => {
 
   it('checks a token once per few seconds, not per request, and counts what it served', async () => {
     validations.length = 0;
-    accounting.drain();
+    await accounting.drain();
     for (let i = 0; i < 20; i++) await (await get('dists/bookworm/InRelease')).arrayBuffer();
     await (await get('pool/main/h/hello/hello_1.0_all.deb')).arrayBuffer();
     expect(validations).toEqual([]);
-    const messages = accounting.drain();
+    const messages = await accounting.drain();
     expect(messages.find((m) => m.type === 'FilesServed')?.data).toMatchObject({ tokenId: 't1', requests: 21, bytes: 20 * inRelease(5).length + pool.length });
     expect(messages.find((m) => m.type === 'PackageDownloaded')?.data).toMatchObject({ packageId: 'p1', count: 1, bytes: pool.length });
   });

@@ -5,8 +5,8 @@ import type { EdgeHandler } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { TrafficAccounting } from '../accounting/traffic-accounting';
 import { grantsRead, type TokenVerdict, type VerdictCache } from '../auth/token-verdicts';
-import type { PublishedCatalog } from '../catalog/published-catalog';
-import { repositoryPath, type RepositoryRecord, type ServedFile } from '../catalog/served-file';
+import type { PublishedCatalog, ServedRepository } from '../catalog/published-catalog';
+import { repositoryPath, type ServedFile } from '../catalog/served-file';
 import { planResponse } from '../http/conditional-request';
 import { ARMORED_KEY_FILE, KEYRING_FILE, type PublicKeys } from '../keys/public-keys';
 import type { EdgeMetrics, FileKind } from './edge-metrics';
@@ -24,6 +24,12 @@ export interface DeliveryEdgeOptions {
   logger: Logger;
   /** BLOBS=s3 with S3_PRESIGN_DOWNLOADS: packages are answered with a redirect to a presigned URL */
   presignDownloads?: boolean;
+  /**
+   * true when this process is going away with the one it depends on (an edge worker whose
+   * main process died): a request it cannot answer is then cut, as by a process that is
+   * down, which clients retry, instead of answered 503
+   */
+  goingAway?: () => boolean;
 }
 
 // apt shows an HTML body where it expects InRelease as a broken clearsign, so every
@@ -45,18 +51,20 @@ function decodePath(url: string): string | undefined {
 
 /**
  * The apt/yum edge: `/deb/…` and `/rpm/…` on the bare node:http server, before fastify.
- * Per request: one map lookup for the repository, a cached token verdict, one map lookup
- * for the file, then bytes from memory (metadata) or a stream from the blob store (packages).
+ * Per request: one map lookup for the repository (the first request for a repository after
+ * a start waits for it to be loaded), a cached token verdict, one map lookup for the file,
+ * then bytes from memory or a stream from the blob store.
  */
 export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
   const { catalog, verdicts, accounting, blobs, publicKeys, metrics, packageBodies, logger } = options;
 
-  const refuse = (response: ServerResponse, status: 401 | 404 | 405 | 503) => {
+  const refuse = (response: ServerResponse, status: 401 | 404 | 405 | 503, unavailable = 'Token check unavailable') => {
     metrics.request('none', status, 0);
     if (status === 401) return response.writeHead(401, UNAUTHORIZED_HEADERS).end('Unauthorized\n');
     if (status === 404) return response.writeHead(404, NOT_FOUND_HEADERS).end('Not found\n');
     if (status === 405) return response.writeHead(405, ['allow', 'GET, HEAD', 'content-length', '0']).end();
-    return response.writeHead(503, ['retry-after', '1', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store']).end('Token check unavailable\n');
+    if (options.goingAway?.()) return response.destroy();
+    return response.writeHead(503, ['retry-after', '1', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store']).end(`${unavailable}\n`);
   };
 
   /** answers `file` (authorised); returns the body bytes it sends */
@@ -128,29 +136,51 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
   }
 
   /** the keys as published with the repository's indices; asked of the signing module only before its first publication */
-  function serveKey(request: IncomingMessage, response: ServerResponse, path: string, repository: RepositoryRecord, armored: boolean) {
-    const published = catalog.file(path);
+  function serveKey(request: IncomingMessage, response: ServerResponse, path: string, repository: ServedRepository, armored: boolean) {
+    const published = repository.files.get(path);
     if (published) return void send(request, response, published, 'key');
-    publicKeys.get(repository.id).then(
+    publicKeys.get(repository.record.id).then(
       (files) => send(request, response, armored ? files.armored : files.keyring, 'key'),
       (error) => {
-        logger.warn({ err: error, repositoryId: repository.id }, 'public key unavailable');
+        logger.warn({ err: error, repositoryId: repository.record.id }, 'public key unavailable');
         refuse(response, 404);
       },
     );
   }
 
-  function authorised(request: IncomingMessage, response: ServerResponse, path: string, repository: RepositoryRecord | undefined, verdict: TokenVerdict) {
-    if (!repository || !grantsRead(verdict, repository)) return refuse(response, 401);
-    const file = catalog.file(path);
+  function authorised(request: IncomingMessage, response: ServerResponse, path: string, repository: ServedRepository | undefined, verdict: TokenVerdict) {
+    if (!repository || !grantsRead(verdict, repository.record)) return refuse(response, 401);
+    const file = repository.files.get(path);
     if (!file) return refuse(response, 404);
     const kind: FileKind = file.isPackage ? 'package' : 'metadata';
     const bytes = send(request, response, file, kind);
     const now = Date.now();
-    accounting.served(repository, verdict, bytes, now);
+    accounting.served(repository.record, verdict, bytes, now);
     if (file.isPackage && bytes > 0 && request.method === 'GET' && (bytes === file.size || request.headers.range?.startsWith('bytes=0-'))) {
-      accounting.downloaded(repository, verdict, file.sha256, bytes, now);
+      accounting.downloaded(repository.record, verdict, file.sha256, bytes, now);
     }
+  }
+
+  function answer(request: IncomingMessage, response: ServerResponse, path: string, repository: ServedRepository | undefined) {
+    // the public key and repomd.xml.key are public: a machine needs them before it has a token
+    if (repository && (path.endsWith('.key') || path.endsWith('.gpg'))) {
+      const rest = path.slice(repositoryPath(repository.record).length);
+      if (rest === `/${ARMORED_KEY_FILE}`) return serveKey(request, response, path, repository, true);
+      if (rest === `/${KEYRING_FILE}`) return serveKey(request, response, path, repository, false);
+      if (rest.endsWith('/repodata/repomd.xml.key')) {
+        const file = repository.files.get(path);
+        return file ? void send(request, response, file, 'key') : refuse(response, 404);
+      }
+    }
+    const verdict = verdicts.verdict(request.headers.authorization);
+    if (!('then' in verdict)) return authorised(request, response, path, repository, verdict);
+    verdict.then(
+      (answer) => authorised(request, response, path, repository, answer),
+      (error) => {
+        logger.warn({ err: error }, 'token check failed');
+        refuse(response, 503);
+      },
+    );
   }
 
   return {
@@ -159,24 +189,13 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
       if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(response, 405);
       const path = decodePath(request.url ?? '/');
       if (path === undefined) return refuse(response, 404);
-      const repository = catalog.repositoryOf(path);
-      // the public key and repomd.xml.key are public: a machine needs them before it has a token
-      if (repository && (path.endsWith('.key') || path.endsWith('.gpg'))) {
-        const rest = path.slice(repositoryPath(repository).length);
-        if (rest === `/${ARMORED_KEY_FILE}`) return serveKey(request, response, path, repository, true);
-        if (rest === `/${KEYRING_FILE}`) return serveKey(request, response, path, repository, false);
-        if (rest.endsWith('/repodata/repomd.xml.key')) {
-          const file = catalog.file(path);
-          return file ? void send(request, response, file, 'key') : refuse(response, 404);
-        }
-      }
-      const verdict = verdicts.verdict(request.headers.authorization);
-      if (!('then' in verdict)) return authorised(request, response, path, repository, verdict);
-      verdict.then(
-        (answer) => authorised(request, response, path, repository, answer),
+      const repository = catalog.repositoryAt(path);
+      if (!(repository instanceof Promise)) return answer(request, response, path, repository);
+      repository.then(
+        (loaded) => answer(request, response, path, loaded),
         (error) => {
-          logger.warn({ err: error }, 'token check failed');
-          refuse(response, 503);
+          logger.error({ err: error, path }, 'loading the repository failed');
+          refuse(response, 503, 'Repository unavailable');
         },
       );
     },

@@ -7,8 +7,8 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 /**
- * Small package files in memory, least recently used out first, bounded in bytes. Package
- * files are content-addressed (a key never changes its bytes), so an entry is never stale;
+ * Small files (packages and indices) in memory, least recently used out first, bounded in
+ * bytes. Published files are content-addressed (a key never changes its bytes), so an entry is never stale;
  * a hit saves the open/stat/read of the blob store, which costs more than the answer for
  * a 10 KB package. Concurrent misses of one key share one read.
  */

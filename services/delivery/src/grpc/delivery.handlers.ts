@@ -46,7 +46,7 @@ export function deliveryHandlers(
       return installSnippets({
         origin: resolveOrigin(publicUrl, request.origin),
         repository,
-        stocked: catalog.stocked(repository.id),
+        stocked: await catalog.stocked(repository.id),
         distro: request.distro,
         codename: request.codename,
         component: request.component,
@@ -60,7 +60,7 @@ export function deliveryHandlers(
       const kind = repository.kind === 'DEB' ? 'deb' : 'rpm';
       if (kind !== request.product) throw invalid('PACKYARD_DELIVERY_WRONG_PRODUCT', `Repository ${repository.name} is ${repository.kind}: use install-${kind}.sh`);
       const baseUrl = repositoryUrl(resolveOrigin(publicUrl, request.origin), repository);
-      const stocked = catalog.stocked(repository.id).map(({ distro, version }) => `${distro}/${version}`);
+      const stocked = (await catalog.stocked(repository.id)).map(({ distro, version }) => `${distro}/${version}`);
       if (kind === 'rpm') {
         return { script: renderInstallScript('rpm', { repositoryName: repository.name, repositoryUrl: baseUrl, publicKeyUrl: `${baseUrl}/${ARMORED_KEY_FILE}`, stocked }) };
       }

@@ -11,7 +11,7 @@ export interface DebInstallScriptParams {
   repositoryName: string;
   /** `{origin}/deb/{workspaceSlug}/{repoName}` */
   repositoryUrl: string;
-  /** The public key as a binary keyring (publicKeyBinary in @packyard/signing). */
+  /** The public key as a binary keyring (publicKeyFiles in @packyard/formats). */
   keyringUrl: string;
   /** The distro of the codename; empty or absent with an empty codename. */
   distro?: string;

@@ -39,6 +39,13 @@ export interface StartOptions {
   waitForHealth?: boolean;
   /** options for node itself, before the program (V8 flags NODE_OPTIONS refuses, such as --trace-gc) */
   nodeArgs?: string[];
+  /**
+   * EDGE_WORKERS: 0 by default here, so the main process serves the port. A test program
+   * would otherwise fork a worker per CPU, and the suite runs several programs at once on
+   * a CI runner of two cores. The suites of the workers, of apt/dnf, of restarts and of the
+   * bundle ask for them ('program default' leaves the setting unset, as `npm start` does).
+   */
+  edgeWorkers?: number | 'program default';
 }
 
 /**
@@ -49,9 +56,11 @@ export async function startPackyard(options: StartOptions = {}): Promise<Running
   const ownDataDir = !options.dataDir;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'packyard-test-'));
   const args = [options.bin ?? PACKYARD_BIN, ...(options.targets ? [`--target=${options.targets.join(',')}`] : [])];
+  const env: Record<string, string | undefined> = { ...process.env, PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', EDGE_WORKERS: String(options.edgeWorkers ?? 0), ...options.env };
+  if (options.edgeWorkers === 'program default') delete env.EDGE_WORKERS;
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EventSourcing, RecordedEvent, Subscription } from '@packyard/platform';
+import { LeaseLostError, type EventSourcing, type Fence, type Lease, type RecordedEvent, type Subscription } from '@packyard/platform';
 import { followedEvent, purgedRepositoryId } from './followed-events';
 
 /** what changed in a repository since its last build */
@@ -18,17 +18,27 @@ export interface BuildWork {
 export interface BuildSchedulerOptions {
   es: EventSourcing;
   logger: Logger;
-  /** builds the repository's changed distributions; a rejection retries the same work later */
-  build: (repositoryId: string, work: BuildWork) => Promise<void>;
+  /** builds the repository's changed distributions, its appends fenced by the lease; a rejection retries the same work later */
+  build: (repositoryId: string, work: BuildWork, fence: Fence) => Promise<void>;
   /** a repository is purged: what was kept for it goes */
   forget: (repositoryId: string) => void;
   /** how long a burst of uploads to one repository may keep arriving before a build starts */
   debounceMs?: number;
+  /** names this replica in the leases (unique per process) */
+  holder: string;
+  /** how long a repository's lease lasts unless renewed: how long the repositories of a replica that died wait for another */
+  leaseMs: number;
+  /** repositories this replica builds at once; more wait for a slot, or are built by another replica meanwhile */
+  maxBuilds: number;
 }
 
 /** the checkpoint's name in the module's read-model store */
 export const BUILD_CHECKPOINT = 'publisher-builds';
 const RETRY_MS = 1_000;
+/** how soon a replica asks again for a repository another replica is building */
+const LEASE_RETRY_MS = 100;
+/** the lease of one repository's publications: one writer per repository among the replicas sharing the store */
+export const publisherLease = (repositoryId: string) => `publisher-${repositoryId}`;
 /** how often a moved checkpoint is saved (and once more at stop) */
 const CHECKPOINT_SAVE_MS = 1_000;
 
@@ -40,11 +50,22 @@ const CHECKPOINT_SAVE_MS = 1_000;
  * the oldest change not yet published, so a restart resumes with the repositories that
  * changed while the module was down (or while their build was in flight) and no others:
  * start-up work follows what changed, not how much is stored.
+ *
+ * Replicas sharing the module's store each follow the whole log and share the builds by a
+ * lease per repository (taken before a build, renewed during it, given back after): a
+ * replica builds what it can lease, up to `maxBuilds` at once, and asks again later for a
+ * repository another replica is building, since that build may have started before the
+ * change this replica saw. Its own build then finds the inputs published and makes nothing,
+ * so every change ends published by someone, and a replica's checkpoint (the row they
+ * share) only ever claims what is published. The generation appends are fenced by the
+ * lease: a replica that lost it (stalled past its expiry) writes nothing more.
  */
 export class BuildScheduler {
   private readonly dirty = new Map<string, BuildWork>();
   private readonly building = new Map<string, { work: BuildWork; done: Promise<void> }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** due to build, waiting for one of this replica's `maxBuilds` slots */
+  private readonly waitingForSlot = new Set<string>();
   private readonly seenWaiters = new Set<{ position: number; resolve: () => void }>();
   private idleWaiters: (() => void)[] = [];
   private subscription?: Subscription;
@@ -67,6 +88,7 @@ export class BuildScheduler {
     this.stopped = true;
     clearInterval(this.saver);
     for (const timer of this.timers.values()) clearTimeout(timer);
+    this.waitingForSlot.clear();
     await this.subscription?.stop();
     await Promise.allSettled([...this.building.values()].map((entry) => entry.done));
     await this.saveCheckpoint();
@@ -139,6 +161,7 @@ export class BuildScheduler {
 
   private drop(repositoryId: string): void {
     this.dirty.delete(repositoryId);
+    this.waitingForSlot.delete(repositoryId);
     clearTimeout(this.timers.get(repositoryId));
     this.timers.delete(repositoryId);
   }
@@ -155,39 +178,89 @@ export class BuildScheduler {
   }
 
   private schedule(repositoryId: string, delayMs: number): void {
-    if (this.stopped || this.timers.has(repositoryId) || this.building.has(repositoryId)) return;
+    if (this.stopped || this.timers.has(repositoryId) || this.building.has(repositoryId) || this.waitingForSlot.has(repositoryId)) return;
     this.timers.set(
       repositoryId,
       setTimeout(() => {
         this.timers.delete(repositoryId);
-        const work = this.dirty.get(repositoryId);
-        if (!work) return;
-        this.dirty.delete(repositoryId);
-        const done = this.run(repositoryId, work).finally(() => {
-          this.building.delete(repositoryId);
-          if (this.dirty.has(repositoryId)) this.schedule(repositoryId, this.options.debounceMs ?? 5);
-          this.notifyIdle();
-        });
-        this.building.set(repositoryId, { work, done });
+        this.startBuild(repositoryId);
       }, delayMs),
     );
   }
 
-  private async run(repositoryId: string, work: BuildWork): Promise<void> {
-    try {
-      await this.options.build(repositoryId, work);
-    } catch (error) {
-      this.options.logger.error({ err: error, repositoryId }, 'publishing failed; retrying');
-      const again = this.dirty.get(repositoryId);
-      this.dirty.set(repositoryId, {
-        all: work.all || Boolean(again?.all),
-        distributions: new Set([...work.distributions, ...(again?.distributions ?? [])]),
-        force: work.force || Boolean(again?.force),
-        since: Math.min(work.since, again?.since ?? Infinity),
-        upTo: Math.max(work.upTo, again?.upTo ?? 0),
-      });
-      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  private startBuild(repositoryId: string): void {
+    if (this.stopped) return;
+    if (this.building.size >= this.options.maxBuilds) return void this.waitingForSlot.add(repositoryId);
+    const work = this.dirty.get(repositoryId);
+    if (!work) return;
+    this.dirty.delete(repositoryId);
+    const done = this.run(repositoryId, work).then((retryInMs) => {
+      this.building.delete(repositoryId);
+      if (this.dirty.has(repositoryId)) this.schedule(repositoryId, retryInMs ?? this.options.debounceMs ?? 5);
+      this.fillSlots();
+      this.notifyIdle();
+    });
+    this.building.set(repositoryId, { work, done });
+  }
+
+  private fillSlots(): void {
+    for (const repositoryId of this.waitingForSlot) {
+      if (this.stopped || this.building.size >= this.options.maxBuilds) return;
+      this.waitingForSlot.delete(repositoryId);
+      this.startBuild(repositoryId);
     }
+  }
+
+  /** builds under the repository's lease; resolves with how soon to try again when the work went back to the dirty set */
+  private async run(repositoryId: string, work: BuildWork): Promise<number | undefined> {
+    const { logger } = this.options;
+    const { leases } = this.options.es.events;
+    let lease: Lease | undefined;
+    try {
+      lease = await leases.acquire(publisherLease(repositoryId), this.options.holder, this.options.leaseMs);
+    } catch (error) {
+      logger.error({ err: error, repositoryId }, 'taking the publishing lease failed; retrying');
+      this.requeue(repositoryId, work);
+      return RETRY_MS;
+    }
+    // another replica is building it: ask again soon, this change may be newer than its build
+    if (!lease) {
+      this.requeue(repositoryId, work);
+      return LEASE_RETRY_MS;
+    }
+    let held = lease;
+    let building = true;
+    const renewal = setInterval(() => {
+      leases.renew(held, this.options.leaseMs).then(
+        (renewed) => (held = renewed),
+        (error: unknown) => building && logger.warn({ err: error, repositoryId }, 'renewing the publishing lease failed'),
+      );
+    }, this.options.leaseMs / 3);
+    try {
+      await this.options.build(repositoryId, work, lease);
+      return undefined;
+    } catch (error) {
+      if (error instanceof LeaseLostError) logger.warn({ repositoryId, epoch: error.epoch, now: error.current }, 'another replica took the repository over mid-build; its build goes on, ours asks again');
+      else logger.error({ err: error, repositoryId }, 'publishing failed; retrying');
+      this.requeue(repositoryId, work);
+      return error instanceof LeaseLostError ? LEASE_RETRY_MS : RETRY_MS;
+    } finally {
+      building = false;
+      clearInterval(renewal);
+      await leases.release(held).catch((error: unknown) => logger.warn({ err: error, repositoryId }, 'giving the publishing lease back failed; it expires'));
+    }
+  }
+
+  /** the work goes back to the dirty set, merged with what changed meanwhile */
+  private requeue(repositoryId: string, work: BuildWork): void {
+    const again = this.dirty.get(repositoryId);
+    this.dirty.set(repositoryId, {
+      all: work.all || Boolean(again?.all),
+      distributions: new Set([...work.distributions, ...(again?.distributions ?? [])]),
+      force: work.force || Boolean(again?.force),
+      since: Math.min(work.since, again?.since ?? Infinity),
+      upTo: Math.max(work.upTo, again?.upTo ?? 0),
+    });
   }
 
   /** the position before the oldest change not yet published, or the last event seen */

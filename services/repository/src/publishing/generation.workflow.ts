@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { handleCommand, loadAggregate, RecentlyUsed, serviceCaller, type AggregateCache, type EventSourcing, type PackyardClient } from '@packyard/platform';
+import { handleCommand, loadAggregate, RecentlyUsed, serviceCaller, type AggregateCache, type EventSourcing, type Fence, type PackyardClient } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
@@ -54,6 +54,8 @@ export class GenerationWorkflow {
     advisories: readonly Advisory[],
     date: Date,
     force: boolean,
+    /** the repository's publishing lease: each phase is refused once another replica took it over */
+    fence: Fence,
   ): Promise<number | undefined> {
     const distribution = targetKey(target);
     const stream = publicationStream(repository.id, distribution);
@@ -71,11 +73,11 @@ export class GenerationWorkflow {
       Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
       this.sign(repository, built),
     ]);
-    const { lastGeneration: generation } = await this.decide(stream, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() });
+    const { lastGeneration: generation } = await this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() });
 
     // phase 2: the signatures over exactly the stored bytes
     const signed = await Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes)));
-    await this.decide(stream, {
+    await this.decide(stream, fence, {
       type: 'RecordSigned', repositoryId: repository.id, distribution, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
     });
 
@@ -84,7 +86,7 @@ export class GenerationWorkflow {
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
     const pool = this.poolEntries.of(repository.id, distribution, built.pool);
     const manifest = await this.storeManifest(repository.id, [...metadata, ...signed, ...aliases], pool, await this.keyFiles(repository.id));
-    await this.decide(stream, {
+    await this.decide(stream, fence, {
       type: 'Publish',
       generation,
       publication: {
@@ -125,11 +127,13 @@ export class GenerationWorkflow {
     return loaded;
   }
 
-  private async decide(stream: string, command: PublicationCommand): Promise<PublicationState> {
+  private async decide(stream: string, fence: Fence, command: PublicationCommand): Promise<PublicationState> {
     const result = await handleCommand(this.options.es.events, stream, publicationDecider, command, {
       cache: this.publications,
       isIntegration: isPublicationIntegrationEvent,
-      metadata: { causation: 'publisher' },
+      fence,
+      // which replica wrote it, under which lease epoch
+      metadata: { causation: 'publisher', publisher: fence.holder, leaseEpoch: fence.epoch },
     });
     return result.state;
   }

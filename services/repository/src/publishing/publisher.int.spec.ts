@@ -15,7 +15,7 @@ describe('a start that finds many repositories to build', () => {
 
   it('builds a few repositories at a time, not all at once, and publishes every one', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'packyard-publisher-'));
-    rig = await startPublishingRig(dataDir, { repositoriesAtOnce: 2 });
+    rig = await startPublishingRig(dataDir, { maxBuilds: 2 });
     const repositories = Array.from({ length: 6 }, () => randomUUID());
     for (const [index, repositoryId] of repositories.entries()) {
       await rig.registerSharedKey(repositoryId);

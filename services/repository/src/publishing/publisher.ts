@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { isVisibleIn, parseDistribution } from '@packyard/formats';
-import { RecentlyUsed, type EventSourcing, type PackyardClient, type RunningProjection } from '@packyard/platform';
+import { RecentlyUsed, type EventSourcing, type Fence, type PackyardClient, type RunningProjection } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { ADVISORIES, type AdvisoryDocument } from '../advisories/advisories.projection';
@@ -23,8 +23,12 @@ export interface PublisherOptions {
   debounceMs?: number;
   /** distributions of one repository built at once */
   concurrency?: number;
-  /** repositories built at once (default REPOSITORIES_BUILT_AT_ONCE) */
-  repositoriesAtOnce?: number;
+  /** this replica among those sharing the module's store: names it in the publishing leases */
+  holder: string;
+  /** how long a repository's publishing lease lasts unless renewed */
+  leaseMs: number;
+  /** repositories this replica builds at once */
+  maxBuilds: number;
   /** heard after every completed build (for the publish latency metric) */
   onPublished?: (kind: string, seconds: number) => void;
 }
@@ -46,16 +50,17 @@ export class Publisher {
   /** repository → distribution → the generation this publisher last made current */
   private readonly currentGenerations = new Map<string, Map<string, number>>();
   private cleanup?: RunningProjection;
-  private readonly builds: Slots;
 
   constructor(private readonly options: PublisherOptions) {
     this.workflow = new GenerationWorkflow(options);
-    this.builds = new Slots(options.repositoriesAtOnce ?? REPOSITORIES_BUILT_AT_ONCE);
     this.scheduler = new BuildScheduler({
       es: options.es,
       logger: options.logger,
       debounceMs: options.debounceMs,
-      build: (repositoryId, work) => this.builds.run(() => this.build(repositoryId, work)),
+      holder: options.holder,
+      leaseMs: options.leaseMs,
+      maxBuilds: options.maxBuilds,
+      build: (repositoryId, work, fence) => this.build(repositoryId, work, fence),
       forget: (repositoryId) => this.forget(repositoryId),
     });
   }
@@ -116,7 +121,7 @@ export class Publisher {
     this.currentGenerations.delete(repositoryId);
   }
 
-  private async build(repositoryId: string, work: BuildWork): Promise<void> {
+  private async build(repositoryId: string, work: BuildWork, fence: Fence): Promise<void> {
     const { es, logger, packageSets } = this.options;
     // the projections hold every change the work was marked for
     await es.caughtUp(work.upTo, 120_000);
@@ -133,7 +138,7 @@ export class Publisher {
     const date = new Date();
     let built = 0;
     await forEachLimited(targets, this.options.concurrency ?? 4, async (target) => {
-      const generation = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date, work.force);
+      const generation = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date, work.force, fence);
       if (generation === undefined) return;
       built += 1;
       const current = this.currentGenerations.get(repositoryId) ?? new Map<string, number>();
@@ -161,35 +166,6 @@ const toPublishedRepository = (doc: RepositoryDocument): PublishedRepository => 
   codename: doc.codename,
   component: doc.component,
 });
-
-/**
- * Each build holds its repository's package set, index text and files in memory: after a
- * start that finds many repositories changed (or the first start of 1,000 repositories),
- * building them all at once held gigabytes and finished none for minutes. A few at a time
- * keep both cores busy and memory at a few repositories' worth.
- */
-export const REPOSITORIES_BUILT_AT_ONCE = 4;
-
-/** at most `size` tasks run at once; the others wait their turn in order */
-class Slots {
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(private readonly size: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running += 1;
-    try {
-      return await task();
-    } finally {
-      // the slot passes straight to the next waiter, or is given back
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running -= 1;
-    }
-  }
-}
 
 const uniqueTargets = <T extends { distro: string; version: string }>(targets: T[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
 

@@ -3,16 +3,19 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aptGet, buildDeb, buildRpm, dnf, dnfRoot, freshDebianRoot, runInRoot, type DebianRoot, type RpmRoot } from '@packyard/testing';
+import { sqliteEventStoreFile } from '@packyard/platform/eventsourcing/sqlite-event-store.adapter';
+import { aptGet, buildDeb, buildRpm, dnf, dnfRoot, freshDebianRoot, runInRoot, waitFor, type DebianRoot, type RpmRoot } from '@packyard/testing';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
+import { repositoryProbes, startFetchLoop } from '@packyard/testing/clients/fetch-loop';
 import { kafkaBrokerUnavailable } from '@packyard/testing/servers/kafka-broker.server';
 import { radosgwUnavailable } from '@packyard/testing/servers/radosgw.server';
 import { sharedKafkaBroker, sharedRadosgw } from '@packyard/testing/servers/shared-servers';
 import { startCluster, type ClusterProcessName, type RunningCluster } from './cluster';
 
 // The cluster as `npm run cluster` starts it: every module its own process (two gateways,
-// two delivery replicas) on the run's Kafka-protocol broker (librdkafka's mock cluster,
+// two delivery replicas, two repository replicas on one store) on the run's Kafka-protocol broker (librdkafka's mock cluster,
 // NOT Apache Kafka) and radosgw, behind the two round-robin proxies. Real apt-get in a
 // bookworm root and dnf in an EL 9 root, through each delivery replica.
 
@@ -160,6 +163,47 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     expect(cluster.process('delivery-2').restarts()).toBe(1);
   }, 180_000);
 
+  it('a delivery replica restarted while signing hangs, then signing killed: apt and dnf clients fetching through the apt port get no 401, 404 or 5xx, keys included', async () => {
+    expect((await upload(deb.id, await buildDeb({ name: 'cluster-restart', version: '1.0.0', arch: 'all' }, work), 'debian/bookworm', true)).status).toBe(201);
+    expect((await upload(rpm.id, await buildRpm({ name: 'cluster-restart', version: '1.0.0', release: '1', arch: 'noarch' }, work), 'el/9', true)).status).toBe(201);
+    const probes = [
+      ...(await repositoryProbes(deb.snippets.repositoryUrl, 'DEB', deb.token, 'cluster-restart')),
+      ...(await repositoryProbes(rpm.snippets.repositoryUrl, 'RPM', rpm.token, 'cluster-restart')),
+    ];
+    const loop = startFetchLoop(probes);
+    const figures: string[] = [];
+    /** kill -9, then wait until the cluster started it again and every probe was served twice since */
+    const killAndWait = async (name: ClusterProcessName) => {
+      const restartsBefore = cluster.process(name).restarts();
+      const killedAt = Date.now();
+      cluster.kill(name, 'SIGKILL');
+      await waitFor(`${name} to be started again`, async () => (cluster.process(name).restarts() > restartsBefore ? true : undefined), { timeoutMs: 30_000, intervalMs: 50 });
+      await cluster.healthy(name);
+      const healthyAt = Date.now();
+      await loop.servedSince(healthyAt, 2);
+      figures.push(`${name} healthy again ${((healthyAt - killedAt) / 1000).toFixed(1)} s after kill -9`);
+    };
+    let servedBefore: number;
+    try {
+      await loop.servedSince(0, 2);
+      servedBefore = Date.now();
+      // stopped, not killed: a call to signing hangs instead of failing fast, so any key the
+      // restarted replica asked signing for would show as a failed fetch
+      cluster.kill('signing', 'SIGSTOP');
+      try {
+        await killAndWait('delivery-1');
+      } finally {
+        cluster.kill('signing', 'SIGCONT');
+      }
+      await killAndWait('signing');
+    } finally {
+      await loop.stop();
+    }
+    const fetched = loop.outcomes.filter((outcome) => outcome.at >= servedBefore);
+    console.log(`${probes.length} probes, ${fetched.length} fetches through the apt port (${fetched.filter((o) => !o.ok && o.down).length} connections lost); ${figures.join('; ')}`);
+    expect(loop.failuresSince(servedBefore)).toEqual([]);
+  }, 300_000);
+
   it('kill -9 of a delivery replica and of repository during 50 uploads: every acknowledged upload installs, InRelease verifies, no 5xx outlasts the restarts', async () => {
     const files = await Promise.all(Array.from({ length: 50 }, (_, i) => buildDeb({ name: `cluster-burst-${i}`, version: '1.0.0', arch: 'all' }, work)));
     // apt clients keep asking the apt port (the proxy, as a Kubernetes Service) all along
@@ -175,6 +219,7 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     })();
 
     const acknowledged: string[] = [];
+    const restartsBefore = { delivery: cluster.process('delivery-1').restarts(), repository: cluster.process('repository-1').restarts() };
     let killedAt = 0;
     let next = 0;
     const uploader = async () => {
@@ -183,7 +228,7 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
         if (index === 10 && !killedAt) {
           killedAt = Date.now();
           cluster.kill('delivery-1', 'SIGKILL');
-          cluster.kill('repository', 'SIGKILL');
+          cluster.kill('repository-1', 'SIGKILL');
         }
         // as a CI job would: a 5xx is tried again; a 409 after a retry means the first try was stored
         for (let attempt = 1; ; attempt++) {
@@ -200,7 +245,7 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     };
     await Promise.all([uploader(), uploader(), uploader()]);
     await cluster.healthy('delivery-1');
-    await cluster.healthy('repository');
+    await cluster.healthy('repository-1');
     const healthyAgainAt = Date.now();
     const window = failures.length ? `${((Math.max(...failures.map((f) => f.at)) - Math.min(...failures.map((f) => f.at))) / 1000).toFixed(1)} s` : 'none';
     console.log(
@@ -212,8 +257,8 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
 
     // a 5xx only while the killed processes were down, never after they were back
     expect(failures.filter((failure) => failure.at < killedAt || failure.at > healthyAgainAt + 1_000)).toEqual([]);
-    expect(cluster.process('delivery-1').restarts()).toBe(1);
-    expect(cluster.process('repository').restarts()).toBe(1);
+    expect(cluster.process('delivery-1').restarts()).toBe(restartsBefore.delivery + 1);
+    expect(cluster.process('repository-1').restarts()).toBe(restartsBefore.repository + 1);
     expect(acknowledged).toHaveLength(50);
 
     for (const replica of DELIVERY_REPLICAS) {
@@ -231,6 +276,18 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
       const installed = await aptGet(root, ['install', '-y', ...acknowledged]);
       expect(installed.code, `${replica}: ${installed.stderr}`).toBe(0);
       await verifyInRelease(replica);
+    }
+
+    // repository-2 published too (the builds are shared, and it went on while repository-1 was down), and no generation twice
+    const log = new Database(sqliteEventStoreFile(join(work, 'cluster', 'repository'), 'repository'), { readonly: true });
+    try {
+      const published = log
+        .prepare(`SELECT stream, json_extract(data, '$.generation') AS generation, json_extract(metadata, '$.publisher') AS publisher FROM events WHERE type = 'IndexPublished'`)
+        .all() as { stream: string; generation: number; publisher: string }[];
+      expect(new Set(published.map((publication) => publication.publisher.split('/')[0]))).toContain('repository-2');
+      expect(new Set(published.map((publication) => `${publication.stream}@${publication.generation}`)).size).toBe(published.length);
+    } finally {
+      log.close();
     }
   }, 900_000);
 });

@@ -12,12 +12,14 @@ import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin.proxy'
 /**
  * The processes of the local cluster: every module its own process, two replicas of the
  * two that scale out (gateway: stateless; delivery: a read model per replica, fed by
- * every event). The others keep a SQLite event store of their own and run once.
+ * every event) and of repository (two processes on one store sharing the builds by a lease
+ * per repository). The others keep a SQLite event store of their own and run once.
  */
 export const CLUSTER_PROCESSES = [
   { name: 'identity', target: 'identity' },
   { name: 'workspace', target: 'workspace' },
-  { name: 'repository', target: 'repository' },
+  { name: 'repository-1', target: 'repository' },
+  { name: 'repository-2', target: 'repository' },
   { name: 'artifact', target: 'artifact' },
   { name: 'token', target: 'token' },
   { name: 'signing', target: 'signing' },
@@ -28,6 +30,15 @@ export const CLUSTER_PROCESSES = [
 ] as const;
 
 export type ClusterProcessName = (typeof CLUSTER_PROCESSES)[number]['name'];
+
+/**
+ * Replicas the other modules do not call: repository-2 publishes beside repository-1, but
+ * the API stays with repository-1, since a replica's read models are sure to hold only its
+ * own writes (a call after a write would otherwise reach a replica not there yet).
+ */
+const PUBLISHING_ONLY: ReadonlySet<ClusterProcessName> = new Set(['repository-2']);
+/** the processes of a module sharing one store (the SQLite files under one folder) */
+const dataFolderOf = (spec: (typeof CLUSTER_PROCESSES)[number]) => (spec.target === 'repository' ? 'repository' : spec.name);
 
 export interface ClusterOptions {
   /** the cluster keeps its files under `<dataDir>/cluster` (emptied at start: radosgw keeps blobs in memory) */
@@ -139,7 +150,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     const ports = new Map<ClusterProcessName, { http: number; grpc: number; metrics: number }>();
     for (const { name } of CLUSTER_PROCESSES) ports.set(name, { http: await freePort(), grpc: await freePort(), metrics: await freePort() });
     const grpcOf = (target: string) =>
-      CLUSTER_PROCESSES.filter((p) => p.target === target)
+      CLUSTER_PROCESSES.filter((p) => p.target === target && !PUBLISHING_ONLY.has(p.name))
         .map((p) => `${host}:${ports.get(p.name)!.grpc}`)
         .join(',');
 
@@ -173,8 +184,9 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         PORT: String(own.http),
         GRPC_PORT: String(own.grpc),
         METRICS_PORT: String(own.metrics),
-        DATA_DIR: join(root, spec.name),
+        DATA_DIR: join(root, dataFolderOf(spec)),
         ...(spec.target === 'delivery' ? { DELIVERY_REPLICA_ID: spec.name, PUBLIC_URL: aptUrl } : {}),
+        ...(spec.target === 'repository' ? { REPOSITORY_REPLICA_ID: spec.name } : {}),
       };
       const child = spawn(process.execPath, [bin, `--target=${spec.target}`], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       children.set(spec.name, child);

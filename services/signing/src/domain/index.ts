@@ -1,4 +1,4 @@
-export { generateRepositoryKey, readPrivateKey, publicKeyBinary, SIGNING_CONFIG } from './repository-key';
+export { generateRepositoryKey, readPrivateKey, SIGNING_CONFIG } from './repository-key';
 export type { GeneratedRepositoryKey, RepositoryKeyIdentity } from './repository-key';
 export { clearsign, detachSign } from './metadata-signature';
 export type { SigningOptions } from './metadata-signature';

@@ -5,7 +5,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PrivateKey } from 'openpgp';
-import { clearsign, detachSign, generateRepositoryKey, publicKeyBinary, readPrivateKey, type GeneratedRepositoryKey } from './index';
+import { publicKeyFiles } from '@packyard/formats';
+import { clearsign, detachSign, generateRepositoryKey, readPrivateKey, type GeneratedRepositoryKey } from './index';
 
 // The verifiers are the real ones clients run: gpgv with a binary keyring (what apt does
 // with signed-by=) and gpg --verify on repomd.xml.asc (what dnf and zypper do).
@@ -47,7 +48,7 @@ describe('repository metadata signatures', () => {
     generated = await generateRepositoryKey({ name: 'Packyard acme/tools', email: 'signing@packyard.invalid' });
     key = await readPrivateKey(generated.privateKeyArmored);
     keyring = join(dir, 'tools.gpg');
-    await writeFile(keyring, await publicKeyBinary(generated.publicKeyArmored));
+    await writeFile(keyring, (await publicKeyFiles([generated.publicKeyArmored])).binary);
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 

@@ -47,13 +47,3 @@ export async function generateRepositoryKey(identity: RepositoryKeyIdentity, opt
 export function readPrivateKey(armored: string): Promise<openpgp.PrivateKey> {
   return openpgp.readPrivateKey({ armoredKey: armored });
 }
-
-/**
- * The public key as a binary OpenPGP keyring: the format apt's `signed-by=/…/<repo>.gpg`
- * needs (an armored file is only accepted there under a `.asc` name, and not by older apt).
- * Delivery serves it beside the armored key so install scripts need no `gpg --dearmor`.
- */
-export async function publicKeyBinary(armored: string): Promise<Uint8Array> {
-  const key = await openpgp.readKey({ armoredKey: armored });
-  return key.toPublic().write();
-}

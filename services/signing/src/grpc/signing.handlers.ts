@@ -1,9 +1,9 @@
 import type { ServiceImplementation } from 'nice-grpc';
-import { RPM_HEADER_MAGIC } from '@packyard/formats';
+import { publicKeyFiles, RPM_HEADER_MAGIC } from '@packyard/formats';
 import { forbidden, invalid, isServiceCaller, type CallerContext, type PackyardClient } from '@packyard/platform';
 import type { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
-import { clearsign, detachSign, publicKeyBinary, signRpmHeader } from '../domain';
+import { clearsign, detachSign, signRpmHeader } from '../domain';
 import type { KeyRing, RepositoryKeys } from '../keys/key-ring';
 
 const MODES = new Set(['clearsign', 'detached', 'detached-armored']);
@@ -41,9 +41,7 @@ export function signingHandlers(
   return {
     async getPublicKey(request) {
       const repository = await keys.keys(request.repositoryId);
-      // one armored block per key (gpg, rpm --import and dnf read them all); the binary keyring is the keys' packets one after another
-      const armored = repository.keys.map((key) => key.publicKeyArmored.trimEnd()).join('\n') + '\n';
-      const binary = Buffer.concat(await Promise.all(repository.keys.map((key) => publicKeyBinary(key.publicKeyArmored))));
+      const { armored, binary } = await publicKeyFiles(repository.keys.map((key) => key.publicKeyArmored));
       return { armored, fingerprint: repository.current.fingerprint, binary };
     },
 

@@ -1,6 +1,6 @@
 import { assertNever, conflict, invalid, type Decider } from '@packyard/platform';
 import type { SigningKeyCreated as SigningKeyCreatedData } from '@packyard/proto/packyard/signing/v1/events';
-import type { SigningKeyEvent, SigningKeysChanged } from './signing-key.events';
+import type { PublicKeysChanged, SigningKeyEvent, SigningKeysChanged } from './signing-key.events';
 
 /** a key as the stream records it (SigningKeyCreated's fields, and SigningKeyRolled's of the same name) */
 export type StoredKey = Omit<SigningKeyCreatedData, 'repositoryId'>;
@@ -29,6 +29,11 @@ const changed = (repositoryId: string, signingFingerprints: string[], now: strin
   data: { repositoryId, signingFingerprints, changedAt: now },
 });
 
+const publicKeysChanged = (repositoryId: string, keys: readonly Pick<StoredKey, 'publicKeyArmored'>[], now: string): PublicKeysChanged => ({
+  type: 'PublicKeysChanged',
+  data: { repositoryId, publicKeysArmored: keys.map((key) => key.publicKeyArmored), changedAt: now },
+});
+
 export const signingKeyDecider: Decider<SigningKeyState, SigningKeyCommand, SigningKeyEvent> = {
   initialState: () => ({ status: 'none' }),
   decide(command, state) {
@@ -37,7 +42,10 @@ export const signingKeyDecider: Decider<SigningKeyState, SigningKeyCommand, Sign
         // the first key of a repository: a second generation (a redelivered RepositoryCreated
         // racing a Sign call) loses and uses the first key
         if (state.status !== 'none') throw conflict('PACKYARD_SIGNING_KEY_EXISTS', 'The repository already has a signing key');
-        return [{ type: 'SigningKeyCreated', data: { repositoryId: command.repositoryId, ...command.key, algorithm: ALGORITHM } }];
+        return [
+          { type: 'SigningKeyCreated', data: { repositoryId: command.repositoryId, ...command.key, algorithm: ALGORITHM } },
+          publicKeysChanged(command.repositoryId, [command.key], command.now),
+        ];
       case 'RollKey': {
         if (state.status !== 'active') throw conflict('PACKYARD_SIGNING_KEY_NOT_ACTIVE', 'The repository has no signing key to roll');
         // one overlap at a time: clients would otherwise need three keys at once
@@ -53,6 +61,8 @@ export const signingKeyDecider: Decider<SigningKeyState, SigningKeyCommand, Sign
             },
           },
           changed(command.repositoryId, [command.key.fingerprint, previous], command.now),
+          // every key stays served (packages it signed must verify), the new one first
+          publicKeysChanged(command.repositoryId, [command.key, ...state.keys], command.now),
         ];
       }
       case 'RetirePreviousKey':
@@ -78,6 +88,7 @@ export const signingKeyDecider: Decider<SigningKeyState, SigningKeyCommand, Sign
       case 'SigningKeyRetired':
         return state.status === 'active' ? { status: 'active', keys: state.keys } : state;
       case 'SigningKeysChanged':
+      case 'PublicKeysChanged':
         return state;
       case 'SigningKeyDestroyed':
         return { status: 'destroyed' };

@@ -21,12 +21,17 @@ const rolled: SigningKeyRolled = {
 const spec = deciderSpec(signingKeyDecider);
 
 describe('signing key decider', () => {
-  it('registers the first key of a repository', () => spec.given([]).when(register).then([created]));
+  it('registers the first key of a repository and announces it as the public key to serve', () =>
+    spec.given([]).when(register).then([created, { type: 'PublicKeysChanged', data: { repositoryId: 'r1', publicKeysArmored: ['PUB-F1'], changedAt: register.now } }]));
 
   it('registers a repository’s first key only once', () => spec.given([created]).when({ ...register, key: key('F9', register.now) }).thenThrows(/already has a signing key/));
 
   it('rolls to a new key that signs beside the previous one until the overlap ends', () =>
-    spec.given([created]).when(roll).then([rolled, { type: 'SigningKeysChanged', data: { repositoryId: 'r1', signingFingerprints: ['F2', 'F1'], changedAt: roll.now } }]));
+    spec.given([created]).when(roll).then([
+      rolled,
+      { type: 'SigningKeysChanged', data: { repositoryId: 'r1', signingFingerprints: ['F2', 'F1'], changedAt: roll.now } },
+      { type: 'PublicKeysChanged', data: { repositoryId: 'r1', publicKeysArmored: ['PUB-F2', 'PUB-F1'], changedAt: roll.now } },
+    ]));
 
   it('refuses a second roll while the first one’s overlap lasts, and an overlap ending before it starts', () => {
     spec.given([created, rolled]).when({ ...roll, key: key('F3', roll.now) }).thenThrows(/already being rolled/);

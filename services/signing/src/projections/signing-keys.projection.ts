@@ -37,6 +37,7 @@ export const signingKeysProjection: Projection = {
         await schedules.delete(event.data.repositoryId);
         return;
       case 'SigningKeysChanged':
+      case 'PublicKeysChanged':
         return;
       default:
         // events of other streams of the module (none today) are not this projection's

@@ -45,6 +45,17 @@ export interface SigningKeysChanged {
   changedAt: string;
 }
 
+/**
+ * Integration event: the public keys a repository serves changed (its first key, or a roll
+ * added one). Carries every public key the repository has had, newest first (a few KB each),
+ * so the edge serves gpg.key and keyring.gpg without asking the signing module.
+ */
+export interface PublicKeysChanged {
+  repositoryId: string;
+  publicKeysArmored: string[];
+  changedAt: string;
+}
+
 function createBaseSigningKeyCreated(): SigningKeyCreated {
   return {
     repositoryId: "",
@@ -598,6 +609,119 @@ export const SigningKeysChanged: MessageFns<SigningKeysChanged> = {
     const message = createBaseSigningKeysChanged();
     message.repositoryId = object.repositoryId ?? "";
     message.signingFingerprints = object.signingFingerprints?.map((e) => e) || [];
+    message.changedAt = object.changedAt ?? "";
+    return message;
+  },
+};
+
+function createBasePublicKeysChanged(): PublicKeysChanged {
+  return { repositoryId: "", publicKeysArmored: [], changedAt: "" };
+}
+
+export const PublicKeysChanged: MessageFns<PublicKeysChanged> = {
+  encode(message: PublicKeysChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.repositoryId !== "") {
+      writer.uint32(10).string(message.repositoryId);
+    }
+    for (const v of message.publicKeysArmored) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.changedAt !== "") {
+      writer.uint32(26).string(message.changedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublicKeysChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublicKeysChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.repositoryId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.publicKeysArmored.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.changedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublicKeysChanged {
+    return {
+      repositoryId: isSet(object.repositoryId)
+        ? globalThis.String(object.repositoryId)
+        : isSet(object.repository_id)
+        ? globalThis.String(object.repository_id)
+        : "",
+      publicKeysArmored: globalThis.Array.isArray(object?.publicKeysArmored)
+        ? object.publicKeysArmored.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.public_keys_armored)
+        ? object.public_keys_armored.map((e: any) => globalThis.String(e))
+        : [],
+      changedAt: isSet(object.changedAt)
+        ? globalThis.String(object.changedAt)
+        : isSet(object.changed_at)
+        ? globalThis.String(object.changed_at)
+        : "",
+    };
+  },
+
+  toJSON(message: PublicKeysChanged): unknown {
+    const obj: any = {};
+    if (message.repositoryId !== "") {
+      obj.repositoryId = message.repositoryId;
+    }
+    if (message.publicKeysArmored?.length) {
+      obj.publicKeysArmored = message.publicKeysArmored;
+    }
+    if (message.changedAt !== "") {
+      obj.changedAt = message.changedAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PublicKeysChanged>): PublicKeysChanged {
+    return PublicKeysChanged.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PublicKeysChanged>): PublicKeysChanged {
+    const message = createBasePublicKeysChanged();
+    message.repositoryId = object.repositoryId ?? "";
+    message.publicKeysArmored = object.publicKeysArmored?.map((e) => e) || [];
     message.changedAt = object.changedAt ?? "";
     return message;
   },

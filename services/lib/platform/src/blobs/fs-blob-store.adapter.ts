@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertValidKey, contentAddressedKey, resolveRange } from './blob-key';
 import { BlobNotFoundError, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.port';
 import { HashingLimiter } from './hashing-limiter';
+import { OpenFiles, type OpenFile } from './open-files';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -25,9 +26,25 @@ async function fsync(path: string): Promise<void> {
  * half-written file. The SHA-256 of each blob sits beside it under `.meta/`.
  */
 const READ_CHUNK_BYTES = 1024 * 1024;
+/** `<prefix>/sha256/ab/cd/<sha256>`: bytes that never change under their key */
+const CONTENT_ADDRESSED = /\/sha256\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}$/;
+
+export interface FsBlobStoreOptions {
+  /** descriptors of content-addressed blobs kept open (least recently read closed first) */
+  maxOpenFiles?: number;
+  /** how old a kept descriptor may be before a read checks its file is still there (another process may have removed it) */
+  revalidateMs?: number;
+}
 
 export class FsBlobStore implements BlobStore {
-  constructor(private readonly root: string) {}
+  private readonly openFiles: OpenFiles;
+
+  constructor(
+    private readonly root: string,
+    { maxOpenFiles = 512, revalidateMs = 1000 }: FsBlobStoreOptions = {},
+  ) {
+    this.openFiles = new OpenFiles(maxOpenFiles, revalidateMs);
+  }
 
   private pathOf(key: string) {
     assertValidKey(key);
@@ -69,6 +86,7 @@ export class FsBlobStore implements BlobStore {
     }
     await mkdir(dirname(target), { recursive: true });
     await rename(temporary, target);
+    this.openFiles.forget(target);
     if (durable) await fsync(dirname(target));
   }
 
@@ -94,10 +112,12 @@ export class FsBlobStore implements BlobStore {
       throw isMissing(error) ? new BlobNotFoundError(source) : error;
     });
     await this.moveIntoPlace(from, target, (await this.head(source))?.sha256, {});
+    this.openFiles.forget(from);
     await rm(this.metaPathOf(source), { force: true });
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
+    if (CONTENT_ADDRESSED.test(key)) return this.getKept(key, range);
     // opening first pins the file: a concurrent delete or replace cannot cut the read short
     const handle = await open(this.pathOf(key), 'r').catch((error) => {
       throw isMissing(error) ? new BlobNotFoundError(key) : error;
@@ -116,6 +136,37 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  /** reads from a kept descriptor: no open, fstat or close per read; positional reads, so any number of readers share it */
+  private async getKept(key: string, range?: ByteRange): Promise<Readable> {
+    const file = await this.openFiles.acquire(this.pathOf(key)).catch((error: NodeJS.ErrnoException) => {
+      throw isMissing(error) || error.code === 'EISDIR' ? new BlobNotFoundError(key) : error;
+    });
+    let bounds: ByteRange;
+    try {
+      bounds = range ? resolveRange(range, file.size) : { start: 0, end: file.size - 1 };
+    } catch (error) {
+      this.openFiles.release(file);
+      throw error;
+    }
+    if (bounds.end < bounds.start) {
+      this.openFiles.release(file);
+      return Readable.from([]);
+    }
+    // the numeric descriptor: a FileHandle's own streams each leave a listener on it, which a
+    // descriptor kept for millions of reads cannot afford
+    const stream = createReadStream(this.pathOf(key), { fd: file.handle.fd, ...bounds, highWaterMark: READ_CHUNK_BYTES, autoClose: false });
+    let released = false;
+    const release = (done: OpenFile) => {
+      if (released) return;
+      released = true;
+      this.openFiles.release(done);
+    };
+    stream.once('close', () => release(file));
+    stream.once('end', () => release(file));
+    stream.once('error', () => release(file));
+    return stream;
+  }
+
   async head(key: string): Promise<{ size: number; sha256?: string } | undefined> {
     try {
       const stats = await stat(this.pathOf(key));
@@ -130,6 +181,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
+    this.openFiles.forget(this.pathOf(key));
     await unlink(this.pathOf(key)).catch((error: NodeJS.ErrnoException) => {
       // missing, or a directory: no blob under this key either way
       if (error.code !== 'ENOENT' && error.code !== 'EISDIR') throw error;
@@ -182,5 +234,7 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.openFiles.close();
+  }
 }

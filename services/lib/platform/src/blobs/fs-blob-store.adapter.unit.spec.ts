@@ -1,11 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { blobStoreContract } from '@packyard/testing/contracts/blob-store.contract';
 import { createBlobStore } from './blob-store.factory';
+import { BlobNotFoundError } from './blob-store.port';
+import { FsBlobStore } from './fs-blob-store.adapter';
 
 blobStoreContract(
   'filesystem',
@@ -52,5 +56,71 @@ describe('filesystem blob store', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('kept descriptors of content-addressed blobs', () => {
+    const readAll = async (stream: Readable) => Buffer.concat(await stream.toArray());
+    /** descriptors of this process open on files under `dir` */
+    const openUnder = (dir: string) =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
+        } catch {
+          return false;
+        }
+      }).length;
+
+    it('answers ranges right while many readers share the descriptors and the least recently read are closed', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'packyard-blobs-'));
+      const store = new FsBlobStore(dir, { maxOpenFiles: 2 });
+      try {
+        const blobs = await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            const bytes = randomBytes(3 * 1024 * 1024 + 17);
+            return { bytes, key: (await store.putContentAddressed('packages/r', Readable.from([bytes]))).key };
+          }),
+        );
+        const reads = Array.from({ length: 200 }, (_, index) => {
+          const { bytes, key } = blobs[index % blobs.length];
+          const start = (index * 7919) % bytes.length;
+          const end = Math.min(bytes.length - 1, start + ((index * 104_729) % (2 * 1024 * 1024)));
+          const whole = index % 10 === 0;
+          return { expected: whole ? bytes : bytes.subarray(start, end + 1), read: store.get(key, whole ? undefined : { start, end }).then(readAll) };
+        });
+        for (const { expected, read } of reads) expect((await read).equals(expected)).toBe(true);
+        expect(openUnder(dir)).toBe(2);
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('serves no blob that was deleted, by this store at once and by another process once the descriptor is due for its check', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'packyard-blobs-'));
+      const edge = new FsBlobStore(dir, { revalidateMs: 50 });
+      // the main process's store, which a purge deletes through
+      const primary = new FsBlobStore(dir);
+      try {
+        const bytes = randomBytes(64 * 1024);
+        const { key } = await edge.putContentAddressed('packages/r', Readable.from([bytes]));
+        expect((await readAll(await edge.get(key))).equals(bytes)).toBe(true);
+        const reading = await edge.get(key);
+        await edge.delete(key);
+        // a reader that opened it before finishes
+        expect((await readAll(reading)).equals(bytes)).toBe(true);
+        await expect(edge.get(key)).rejects.toBeInstanceOf(BlobNotFoundError);
+
+        const again = await edge.putContentAddressed('packages/r', Readable.from([bytes]));
+        expect((await readAll(await edge.get(again.key))).equals(bytes)).toBe(true);
+        await primary.delete(again.key);
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        await expect(edge.get(again.key)).rejects.toBeInstanceOf(BlobNotFoundError);
+        expect(openUnder(dir)).toBe(0);
+      } finally {
+        await edge.close();
+        await primary.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Decider } from './decider';
 import { ConcurrencyError, type EventStore, type NewEvent, type RecordedEvent } from './event-store.port';
+import type { Fence } from './lease.decider';
 
 /** The shape deciders emit; the store adds id, stream, version and position. */
 export interface DomainEvent<T extends string = string, D = unknown> {
@@ -24,6 +25,8 @@ export interface HandleCommandOptions<Event, State = unknown> {
    * decided again on the stream as stored
    */
   cache?: AggregateCache<State>;
+  /** the writer's lease: the append is refused (LeaseLostError, not retried) once another writer took it over */
+  fence?: Fence;
 }
 
 export interface CommandResult<State, Event> {
@@ -59,7 +62,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   stream: string,
   decider: Decider<State, Command, Event>,
   command: Command,
-  { retries = 3, isIntegration = () => false, metadata, cache }: HandleCommandOptions<Event, State> = {},
+  { retries = 3, isIntegration = () => false, metadata, cache, fence }: HandleCommandOptions<Event, State> = {},
 ): Promise<CommandResult<State, Event>> {
   for (let attempt = 0; ; attempt++) {
     const { state, version } = cache?.get(stream) ?? (await loadAggregate(store, stream, decider));
@@ -72,7 +75,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
       ...(metadata ? { metadata } : {}),
     }));
     try {
-      const result = await store.append(stream, version === 0 ? 'NO_STREAM' : version, toAppend);
+      const result = await store.append(stream, version === 0 ? 'NO_STREAM' : version, toAppend, { fence });
       const next = newEvents.reduce((current, event) => decider.evolve(current, event), state);
       cache?.set(stream, { state: next, version: result.nextExpectedVersion });
       return { newEvents, state: next, ...result };

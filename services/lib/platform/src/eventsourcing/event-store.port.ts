@@ -1,3 +1,5 @@
+import type { Fence, LeaseStore } from './lease.decider';
+
 /**
  * The event store port. Every aggregate is a stream `<aggregate>-<id>`; appends use
  * optimistic concurrency. Adapters: SQLite (single node), MongoDB (cluster).
@@ -31,8 +33,15 @@ export interface AppendResult {
   lastPosition: number;
 }
 
+export interface AppendOptions {
+  /** refuse the append (LeaseLostError, nothing written) unless this lease is still held at this epoch, checked in the same transaction */
+  fence?: Fence;
+}
+
 export interface EventStore {
-  append(stream: string, expected: ExpectedVersion, events: NewEvent[]): Promise<AppendResult>;
+  append(stream: string, expected: ExpectedVersion, events: NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  /** leases kept in the same store, so that appends can be fenced by them */
+  readonly leases: LeaseStore;
   readStream(stream: string, fromVersion?: number): Promise<RecordedEvent[]>;
   /** events with position > fromPosition, in order, at most `limit` */
   readAll(fromPosition: number, limit?: number): Promise<RecordedEvent[]>;

@@ -6,3 +6,4 @@ export { SqliteEventStore, sqliteEventStoreFile } from './sqlite-event-store.ada
 export { MongoEventStore } from './mongodb-event-store.adapter';
 export * from './inbox';
 export * from './decode-event';
+export * from './lease.decider';

@@ -1,6 +1,7 @@
 import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
 import {
   ConcurrencyError,
+  type AppendOptions,
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
@@ -9,10 +10,14 @@ import {
 } from './event-store.port';
 import { defaultPollingSettings, Subscriptions, type PollingSettings } from './polling-subscription';
 import { checkExpectedVersion } from './expected-version';
+import { decideLease, LeaseBusyError, leaseDecider, LeaseLostError, type Lease, type LeaseCommand, type LeaseState, type LeaseStore } from './lease.decider';
 
 type EventDocument = Omit<RecordedEvent, 'id'> & { _id: number; eventId: string };
+type LeaseDocument = LeaseState & { _id: string; fencedAt?: Date };
 
 const DUPLICATE_KEY = 11000;
+/** a lease changed by another replica between our read and our write: decided again on what it wrote */
+const LEASE_RACE_ATTEMPTS = 5;
 
 const toRecorded = ({ _id, eventId, ...rest }: EventDocument): RecordedEvent => ({ ...rest, id: eventId });
 
@@ -23,9 +28,11 @@ const toRecorded = ({ _id, eventId, ...rest }: EventDocument): RecordedEvent => 
  * commit. Transactions need a replica set (a single-member one is enough).
  */
 export class MongoEventStore implements EventStore {
+  readonly leases: LeaseStore;
   private readonly subscriptions: Subscriptions;
   private readonly events: Collection<EventDocument>;
   private readonly counters: Collection<{ _id: string; value: number }>;
+  private readonly leaseDocuments: Collection<LeaseDocument>;
 
   private constructor(
     private readonly client: MongoClient,
@@ -35,6 +42,43 @@ export class MongoEventStore implements EventStore {
     this.subscriptions = new Subscriptions(this, polling);
     this.events = db.collection<EventDocument>('events');
     this.counters = db.collection('counters');
+    this.leaseDocuments = db.collection<LeaseDocument>('leases');
+    this.leases = {
+      acquire: async (name, holder, ttlMs) => {
+        try {
+          return await this.changeLease(name, () => ({ type: 'Acquire', holder, now: Date.now(), ttlMs }));
+        } catch (error) {
+          if (error instanceof LeaseBusyError) return undefined;
+          throw error;
+        }
+      },
+      renew: (lease, ttlMs) => this.changeLease(lease.name, () => ({ type: 'Renew', name: lease.name, holder: lease.holder, epoch: lease.epoch, now: Date.now(), ttlMs })),
+      release: async (lease) => void (await this.changeLease(lease.name, () => ({ type: 'Release', holder: lease.holder, epoch: lease.epoch }))),
+      read: (name) => this.leaseState(name),
+    };
+  }
+
+  private async leaseState(name: string): Promise<LeaseState> {
+    const doc = await this.leaseDocuments.findOne({ _id: name });
+    return doc ? { holder: doc.holder, epoch: doc.epoch, expiresAt: doc.expiresAt } : leaseDecider.initialState();
+  }
+
+  /** read, decide, then write only if the lease is still as read (compare-and-set) */
+  private async changeLease(name: string, command: () => LeaseCommand): Promise<Lease> {
+    for (let attempt = 1; ; attempt++) {
+      const doc = await this.leaseDocuments.findOne({ _id: name });
+      const state = doc ? { holder: doc.holder, epoch: doc.epoch, expiresAt: doc.expiresAt } : leaseDecider.initialState();
+      const next = decideLease(state, command());
+      try {
+        const written = doc
+          ? (await this.leaseDocuments.updateOne({ _id: name, holder: state.holder, epoch: state.epoch, expiresAt: state.expiresAt }, { $set: next })).matchedCount === 1
+          : (await this.leaseDocuments.insertOne({ _id: name, ...next }), true);
+        if (written) return { name, ...next };
+      } catch (error) {
+        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+      }
+      if (attempt >= LEASE_RACE_ATTEMPTS) throw new Error(`Lease ${name} kept changing under us`);
+    }
   }
 
   static async connect(url: string, database: string, polling: PollingSettings = defaultPollingSettings): Promise<MongoEventStore> {
@@ -44,10 +88,15 @@ export class MongoEventStore implements EventStore {
     return store;
   }
 
-  async append(stream: string, expected: ExpectedVersion, events: NewEvent[]): Promise<AppendResult> {
+  async append(stream: string, expected: ExpectedVersion, events: NewEvent[], { fence }: AppendOptions = {}): Promise<AppendResult> {
     const session = this.client.startSession();
     try {
       const result = await session.withTransaction(async () => {
+        if (fence) {
+          // a write, not a read: a takeover committed meanwhile conflicts with this transaction instead of passing unseen
+          const held = await this.leaseDocuments.updateOne({ _id: fence.name, holder: fence.holder, epoch: fence.epoch }, { $set: { fencedAt: new Date() } }, { session });
+          if (held.matchedCount === 0) throw new LeaseLostError(fence.name, fence.epoch, await this.leaseState(fence.name));
+        }
         const [latest] = await this.events.find({ stream }, { session }).sort({ version: -1 }).limit(1).toArray();
         const current = latest?.version ?? 0;
         checkExpectedVersion(stream, expected, current);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type {
+  AppendOptions,
   AppendResult,
   EventStore,
   ExpectedVersion,
@@ -8,6 +9,7 @@ import type {
   RecordedEvent,
 } from './event-store.port';
 import { checkExpectedVersion } from './expected-version';
+import { checkFence, decideLease, LeaseBusyError, leaseDecider, type Lease, type LeaseCommand, type LeaseState, type LeaseStore } from './lease.decider';
 import { defaultPollingSettings, Subscriptions, type PollingSettings } from './polling-subscription';
 import { openSqlite } from './sqlite-database';
 
@@ -43,6 +45,7 @@ export const sqliteEventStoreFile = (dataDir: string, module: string) => join(da
  * subscribers cannot skip a late commit.
  */
 export class SqliteEventStore implements EventStore {
+  readonly leases: LeaseStore;
   private readonly subscriptions: Subscriptions;
   private readonly statements;
   private readonly appendBatch;
@@ -65,6 +68,12 @@ export class SqliteEventStore implements EventStore {
         recorded_at TEXT NOT NULL,
         UNIQUE (stream, version)
       );
+      CREATE TABLE IF NOT EXISTS leases (
+        name TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
     `);
     this.statements = {
       streamVersion: db.prepare<[string], { version: number | null }>('SELECT MAX(version) AS version FROM events WHERE stream = ?'),
@@ -75,8 +84,35 @@ export class SqliteEventStore implements EventStore {
       readStream: db.prepare<[string, number], EventRow>('SELECT * FROM events WHERE stream = ? AND version >= ? ORDER BY version'),
       readAll: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       lastPosition: db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
+      lease: db.prepare<[string], { holder: string; epoch: number; expiresAt: number }>('SELECT holder, epoch, expires_at AS expiresAt FROM leases WHERE name = ?'),
+      putLease: db.prepare(
+        `INSERT INTO leases (name, holder, epoch, expires_at) VALUES (@name, @holder, @epoch, @expiresAt)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, epoch = excluded.epoch, expires_at = excluded.expires_at`,
+      ),
     };
-    this.appendBatch = db.transaction((stream: string, expected: ExpectedVersion, events: NewEvent[]): AppendResult => {
+    const leaseState = (name: string): LeaseState => this.statements.lease.get(name) ?? leaseDecider.initialState();
+    // read, decide and write in one IMMEDIATE transaction: processes sharing the file take turns
+    const changeLease = db.transaction((name: string, command: LeaseCommand): LeaseState => {
+      const next = decideLease(leaseState(name), command);
+      this.statements.putLease.run({ name, ...next });
+      return next;
+    });
+    const changed = (name: string, command: LeaseCommand): Lease => ({ name, ...changeLease.immediate(name, command) });
+    this.leases = {
+      acquire: async (name, holder, ttlMs) => {
+        try {
+          return changed(name, { type: 'Acquire', holder, now: Date.now(), ttlMs });
+        } catch (error) {
+          if (error instanceof LeaseBusyError) return undefined;
+          throw error;
+        }
+      },
+      renew: async (lease, ttlMs) => changed(lease.name, { type: 'Renew', name: lease.name, holder: lease.holder, epoch: lease.epoch, now: Date.now(), ttlMs }),
+      release: async (lease) => void changeLease.immediate(lease.name, { type: 'Release', holder: lease.holder, epoch: lease.epoch }),
+      read: async (name) => leaseState(name),
+    };
+    this.appendBatch = db.transaction((stream: string, expected: ExpectedVersion, events: NewEvent[], { fence }: AppendOptions): AppendResult => {
+      if (fence) checkFence(fence, leaseState(fence.name));
       const current = this.statements.streamVersion.get(stream)?.version ?? 0;
       checkExpectedVersion(stream, expected, current);
       const recordedAt = new Date().toISOString();
@@ -105,8 +141,8 @@ export class SqliteEventStore implements EventStore {
     return new SqliteEventStore(openSqlite(file, { durable: true }), polling);
   }
 
-  async append(stream: string, expected: ExpectedVersion, events: NewEvent[]): Promise<AppendResult> {
-    const result = this.appendBatch.immediate(stream, expected, events);
+  async append(stream: string, expected: ExpectedVersion, events: NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    const result = this.appendBatch.immediate(stream, expected, events, options);
     if (events.length > 0) this.subscriptions.notify();
     return result;
   }

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
@@ -20,11 +25,39 @@ export interface EdgeHandler {
 export interface HttpServer {
   app: FastifyInstance;
   addEdgeHandler(edge: EdgeHandler): void;
+  /**
+   * Other processes (edge workers) take the public port: this server then listens on a
+   * private unix socket, whose path this returns, and they forward it what is not theirs.
+   * When this server listens there it calls `open`, which resolves with the public port
+   * once they listen on it.
+   */
+  delegatePublicPort(open: () => Promise<number>): string;
+  /** listens on the public port, or on the private socket and has the delegate open the public one */
+  listen(port: number, host: string): Promise<{ port: number; privateSocket?: string }>;
+  /** stops listening, letting requests in flight finish */
+  close(): Promise<void>;
   /** readiness is UP only when the process's modules started and every check passes */
   addReadinessCheck(name: string, check: ReadinessCheck): void;
-  /** the port actually bound (after start) */
+  /** the public port (after start): the one bound, or the one the delegate opened */
   port(): number;
 }
+
+/** the node:http server settings of the public port, for whichever process serves it */
+export const publicServerOptions = (timeouts: HttpTimeouts) => ({
+  keepAliveTimeout: 65_000,
+  headersTimeout: timeouts.headersMs,
+  // node's own limit is the longest a body may take; the hook below applies the short one
+  requestTimeout: timeouts.longBodyMs,
+  // how often node checks the two above (default 30 s: a limit of 10 s would mean 10–40 s)
+  connectionsCheckingInterval: 1000,
+});
+
+/**
+ * Whom X-Forwarded-* are taken from: everyone with TRUST_PROXY, else only a peer on the
+ * private unix socket (an edge worker forwarding a request, which has no address), so
+ * the client address an edge worker passes on is the one rate limits see.
+ */
+const trustedProxy = (trustAll: boolean) => (trustAll ? true : (address: string | undefined, hop: number) => hop === 0 && !address);
 
 /** How long a client may take; a slow link gets through as long as it keeps moving. */
 export interface HttpTimeouts {
@@ -87,14 +120,7 @@ export function createHttpServer(options: {
   const app = Fastify({
     serverFactory: (fastifyHandler) =>
       createServer(
-        {
-          keepAliveTimeout: 65_000,
-          headersTimeout: timeouts.headersMs,
-          // node's own limit is the longest a body may take; the hook below applies the short one
-          requestTimeout: timeouts.longBodyMs,
-          // how often node checks the two above (default 30 s: a limit of 10 s would mean 10–40 s)
-          connectionsCheckingInterval: 1000,
-        },
+        publicServerOptions(timeouts),
         (request, response) => {
           for (const edge of edges) if (edge.matches(request.url ?? '/')) return edge.handle(request, response);
           fastifyHandler(request, response);
@@ -106,10 +132,12 @@ export function createHttpServer(options: {
     bodyLimit: options.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    trustProxy: options.trustProxy ?? false,
+    trustProxy: trustedProxy(options.trustProxy ?? false),
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   const checks = new Map<string, ReadinessCheck>();
+  let delegate: { open: () => Promise<number>; privateDir: string } | undefined;
+  let delegatedPort = 0;
 
   const requests = new Counter({
     name: 'http_requests_total',
@@ -182,7 +210,27 @@ export function createHttpServer(options: {
     app,
     addReadinessCheck: (name, check) => void checks.set(name, check),
     addEdgeHandler: (edge) => void edges.push(edge),
+    delegatePublicPort: (open) => {
+      // a folder only this user can enter: nobody else may reach the socket and claim to be a worker
+      delegate = { open, privateDir: mkdtempSync(join(tmpdir(), 'packyard-http-')) };
+      return join(delegate.privateDir, 'http.sock');
+    },
+    listen: async (port, host) => {
+      if (!delegate) {
+        await app.listen({ port, host });
+        return { port: (app.server.address() as AddressInfo).port };
+      }
+      const privateSocket = join(delegate.privateDir, 'http.sock');
+      await app.listen({ path: privateSocket });
+      delegatedPort = await delegate.open();
+      return { port: delegatedPort, privateSocket };
+    },
+    close: async () => {
+      await app.close();
+      if (delegate) await rm(delegate.privateDir, { recursive: true, force: true });
+    },
     port: () => {
+      if (delegate) return delegatedPort;
       const address = app.server.address();
       return typeof address === 'object' && address ? address.port : 0;
     },

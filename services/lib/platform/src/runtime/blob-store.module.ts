@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { sweepAbandoned } from '../blobs/abandoned-blobs';
 import { createBlobStore } from '../blobs/blob-store.factory';
 import type { BlobStore } from '../blobs/blob-store.port';
-import { defineSettings, integer, oneOf, text } from './config';
+import { defineSettings, integer, oneOf, text, type ValuesOf } from './config';
 import { defineModule } from './module';
 
 export const BLOB_STORE_SETTINGS = defineSettings(
@@ -19,6 +19,24 @@ export const BLOB_STORE_SETTINGS = defineSettings(
   (values) => (values.blobs === 's3' && !(values.s3Endpoint && values.s3AccessKey && values.s3SecretKey) ? ['BLOBS=s3 needs S3_ENDPOINT, S3_ACCESS_KEY and S3_SECRET_KEY'] : []),
 );
 
+/** the blob store BLOB_STORE_SETTINGS name, for a process that reads it outside the module (an edge worker) */
+export async function openBlobStore(config: ValuesOf<typeof BLOB_STORE_SETTINGS.settings>, dataDir: string): Promise<BlobStore> {
+  const s3 = config.blobs === 's3' ? new URL(config.s3Endpoint!) : undefined;
+  return createBlobStore(
+    s3
+      ? {
+          kind: 's3',
+          endPoint: s3.hostname,
+          port: Number(s3.port || (s3.protocol === 'https:' ? 443 : 80)),
+          useSSL: s3.protocol === 'https:',
+          accessKey: config.s3AccessKey!,
+          secretKey: config.s3SecretKey!,
+          bucket: config.s3Bucket,
+        }
+      : { kind: 'fs', dir: join(dataDir, 'blobs') },
+  );
+}
+
 /**
  * The process's blob store (filesystem under DATA_DIR/blobs, or S3/MinIO by `BLOBS`),
  * shared by the modules that keep bytes: the gateway stages uploads, artifact keeps
@@ -31,20 +49,7 @@ export const blobStoreModule = defineModule<BlobStore>({
   settings: BLOB_STORE_SETTINGS,
   init: async (ctx) => {
     const config = ctx.settings(BLOB_STORE_SETTINGS);
-    const s3 = config.blobs === 's3' ? new URL(config.s3Endpoint!) : undefined;
-    const store = await createBlobStore(
-      s3
-        ? {
-            kind: 's3',
-            endPoint: s3.hostname,
-            port: Number(s3.port || (s3.protocol === 'https:' ? 443 : 80)),
-            useSSL: s3.protocol === 'https:',
-            accessKey: config.s3AccessKey!,
-            secretKey: config.s3SecretKey!,
-            bucket: config.s3Bucket,
-          }
-        : { kind: 'fs', dir: join(ctx.config.dataDir, 'blobs') },
-    );
+    const store = await openBlobStore(config, ctx.config.dataDir);
     const stopSweeping = await sweepAbandoned('temporary blobs', config.abandonedAfterSeconds * 1000, ctx.logger, (cutoff) => store.removeAbandonedTemporaries(cutoff));
     return {
       value: store,

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { loadOrCreateKey } from '../crypto/master-key';
 import { CallerAssertions } from '../grpc/caller';
 import { createGrpcClients, type GrpcClients } from '../grpc/grpc-clients';
@@ -15,26 +15,50 @@ export const METRICS_SETTINGS = defineSettings({
   metricsHost: text('METRICS_HOST', '127.0.0.1', '/metrics listen address (0.0.0.0 in a cluster, for the scraper)'),
 });
 
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
+
+/**
+ * The process's registry, plus the metrics of processes it runs (edge workers), asked for
+ * at each scrape. Their series carry a label of their own (`edge_worker`), so one scrape of
+ * the process shows every process's series side by side, none summed into another.
+ */
+export class ProcessRegistry extends Registry {
+  private readonly sources: (() => Promise<MetricsSnapshot[]>)[] = [];
+
+  addSource(source: () => Promise<MetricsSnapshot[]>): void {
+    this.sources.push(source);
+  }
+
+  async exposition(): Promise<string> {
+    if (this.sources.length === 0) return this.metrics();
+    const snapshots = [await this.getMetricsAsJSON(), ...(await Promise.all(this.sources.map((source) => source()))).flat()];
+    // label sets differ between processes, so 'sum' only lays them side by side (and keeps
+    // the metrics whose own aggregator would be 'omit' or 'first', such as process_start_time_seconds)
+    const laidSideBySide = snapshots.map((metrics) => metrics.map((metric) => ({ ...metric, aggregator: 'sum' as const })));
+    return AggregatorRegistry.aggregate(laidSideBySide).metrics();
+  }
+}
+
 /**
  * One prom-client registry per process, passed to every module (no import-time
  * globals), served on its own port: Prometheus scrapes it from inside the cluster,
  * while the public port never shows it to the world.
  */
-export const metricsModule = defineModule<Registry>({
+export const metricsModule = defineModule<ProcessRegistry>({
   name: 'metrics',
   hidden: true,
   deps: [],
   settings: METRICS_SETTINGS,
   init: (ctx) => {
     const { metricsPort, metricsHost } = ctx.settings(METRICS_SETTINGS);
-    const registry = new Registry();
+    const registry = new ProcessRegistry();
     collectDefaultMetrics({ register: registry });
     const server = createServer((request, response) => {
       if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
         response.writeHead(404, { 'content-type': 'text/plain' }).end('only /metrics is served here\n');
         return;
       }
-      registry.metrics().then(
+      registry.exposition().then(
         (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
         (error: Error) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error.message}\n`),
       );
@@ -65,6 +89,10 @@ export const INTERNAL_AUTH_SETTINGS = defineSettings({
   ),
 });
 
+/** the caller assertions of this node's processes (one key for all: the setting, or the key generated into DATA_DIR) */
+export const loadCallerAssertions = async (dataDir: string, internalAuthKey: string | undefined): Promise<CallerAssertions> =>
+  new CallerAssertions(await loadOrCreateKey(dataDir, 'internal-auth.key', 'INTERNAL_AUTH_KEY', internalAuthKey));
+
 /** The key calls between modules are authenticated with (see CallerAssertions). */
 export const internalAuthModule = defineModule<CallerAssertions>({
   name: 'internal-auth',
@@ -72,8 +100,7 @@ export const internalAuthModule = defineModule<CallerAssertions>({
   deps: [],
   settings: INTERNAL_AUTH_SETTINGS,
   init: async (ctx) => {
-    const key = await loadOrCreateKey(ctx.config.dataDir, 'internal-auth.key', 'INTERNAL_AUTH_KEY', ctx.settings(INTERNAL_AUTH_SETTINGS).internalAuthKey);
-    return { value: new CallerAssertions(key) };
+    return { value: await loadCallerAssertions(ctx.config.dataDir, ctx.settings(INTERNAL_AUTH_SETTINGS).internalAuthKey) };
   },
 });
 
@@ -181,12 +208,13 @@ export const httpServerModule = defineModule<HttpServer>({
     return {
       value: http,
       start: async () => {
-        await http.app.listen({ port, host });
+        const bound = await http.listen(port, host);
         http.app.server.on('error', (error) => ctx.fail(error));
-        ctx.logger.info({ port: http.port() }, 'HTTP server listening');
+        if (bound.privateSocket) ctx.logger.info({ socket: bound.privateSocket }, 'the public port is served by other processes, which forward what is not theirs to this socket');
+        ctx.logger.info({ port: bound.port }, 'HTTP server listening');
       },
       drain: async () => {
-        await Promise.race([http.app.close(), untilTimeout(ctx.config.shutdownTimeoutMs)]);
+        await Promise.race([http.close(), untilTimeout(ctx.config.shutdownTimeoutMs)]);
       },
     };
   },

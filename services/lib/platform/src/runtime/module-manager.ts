@@ -69,6 +69,7 @@ export class ModuleManager {
     const running = new Set(this.moduleNames);
     for (const module of this.order) {
       const logger = this.logger.child({ module: module.name });
+      const initStarted = performance.now();
       try {
         const instance = await module.init({
           config: this.config,
@@ -97,6 +98,8 @@ export class ModuleManager {
           },
         });
         this.instances.set(module, instance);
+        // what each module's start costs, for operators and the restart tests
+        logger.info({ ms: Math.round(performance.now() - initStarted) }, 'module initialised');
       } catch (error) {
         await this.stop();
         throw new ModuleStartError(module.name, error);

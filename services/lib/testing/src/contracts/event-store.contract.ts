@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConcurrencyError, type EventStore, type NewEvent, type RecordedEvent } from '@packyard/platform/eventsourcing/event-store.port';
+import { LeaseLostError } from '@packyard/platform/eventsourcing/lease.decider';
 
 /** A fresh, empty backing store; `open` may be called again to reopen the same data. */
 export interface EventStoreFixture {
@@ -163,6 +164,78 @@ export function eventStoreContract(adapter: string, setup: () => Promise<EventSt
       await subscription.stop();
       expect(seen).toEqual(['E1', 'E2']);
       expect(errors).toHaveLength(2);
+    });
+
+    describe('leases', () => {
+      /** two stores on the same data: two replicas sharing it */
+      const openTwo = async () => {
+        const { store, fixture } = await openStore();
+        const other = await fixture.open();
+        opened.push(other);
+        return [store, other] as const;
+      };
+      const expired = (ttlMs: number) => new Promise((resolve) => setTimeout(resolve, ttlMs + 20));
+
+      it('gives a lease to one holder at a time, and to another once it expired, with a higher epoch', async () => {
+        const [a, b] = await openTwo();
+        const first = await a.leases.acquire('publisher-r1', 'replica-a', 150);
+        expect(first).toMatchObject({ name: 'publisher-r1', holder: 'replica-a', epoch: 1 });
+        expect(await b.leases.acquire('publisher-r1', 'replica-b', 150)).toBeUndefined();
+        // another name is another lease
+        expect(await b.leases.acquire('publisher-r2', 'replica-b', 150)).toMatchObject({ holder: 'replica-b', epoch: 1 });
+        await expired(150);
+        const second = await b.leases.acquire('publisher-r1', 'replica-b', 10_000);
+        expect(second).toMatchObject({ holder: 'replica-b', epoch: 2 });
+        await expect(a.leases.renew(first!, 10_000)).rejects.toBeInstanceOf(LeaseLostError);
+        expect(await a.leases.read('publisher-r1')).toMatchObject({ holder: 'replica-b', epoch: 2 });
+      });
+
+      it('renews for its holder, and a release frees it at once without lowering the epoch', async () => {
+        const [a, b] = await openTwo();
+        const lease = await a.leases.acquire('publisher-r1', 'replica-a', 150);
+        const renewed = await a.leases.renew(lease!, 10_000);
+        expect(renewed.epoch).toBe(1);
+        await expired(150);
+        expect(await b.leases.acquire('publisher-r1', 'replica-b', 10_000)).toBeUndefined();
+        await a.leases.release(renewed);
+        expect(await b.leases.acquire('publisher-r1', 'replica-b', 10_000)).toMatchObject({ holder: 'replica-b', epoch: 2 });
+        // a late release by the former holder gives nothing of the new holder's away
+        await a.leases.release(renewed);
+        expect(await a.leases.acquire('publisher-r1', 'replica-a', 10_000)).toBeUndefined();
+      });
+
+      it('lets exactly one of many concurrent takers win a free lease', async () => {
+        const [a, b] = await openTwo();
+        const taken = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).leases.acquire('publisher-r1', `replica-${i}`, 10_000)));
+        expect(taken.filter(Boolean)).toHaveLength(1);
+        expect(taken.find(Boolean)!.epoch).toBe(1);
+      });
+
+      it('refuses an append fenced by a lease taken over since, writing nothing, and takes the new holder\'s', async () => {
+        const [a, b] = await openTwo();
+        const old = await a.leases.acquire('publisher-r1', 'replica-a', 100);
+        await a.append('publication-r1', 'NO_STREAM', [event('IndexBuilt')], { fence: old! });
+        await expired(100);
+        const current = await b.leases.acquire('publisher-r1', 'replica-b', 10_000);
+        const stale = a.append('publication-r1', 1, [event('IndexSigned')], { fence: old! });
+        await expect(stale).rejects.toBeInstanceOf(LeaseLostError);
+        await expect(stale).rejects.toMatchObject({ lease: 'publisher-r1', epoch: 1, current: { holder: 'replica-b', epoch: 2 } });
+        expect((await b.readStream('publication-r1')).map((e) => e.type)).toEqual(['IndexBuilt']);
+        await b.append('publication-r1', 1, [event('IndexBuilt')], { fence: current! });
+        expect(await b.readStream('publication-r1')).toHaveLength(2);
+        // never taken, or released: nothing to show
+        await expect(a.append('publication-r2', 'NO_STREAM', [event('IndexBuilt')], { fence: { name: 'publisher-r2', holder: 'replica-a', epoch: 1 } })).rejects.toBeInstanceOf(LeaseLostError);
+      });
+
+      it('keeps the epoch across a reopen', async () => {
+        const { store, fixture } = await openStore();
+        const lease = await store.leases.acquire('publisher-r1', 'replica-a', 10_000);
+        await store.leases.release(lease!);
+        await store.close();
+        const reopened = await fixture.open();
+        opened.push(reopened);
+        expect(await reopened.leases.acquire('publisher-r1', 'replica-a', 10_000)).toMatchObject({ epoch: 2 });
+      });
     });
   });
 }

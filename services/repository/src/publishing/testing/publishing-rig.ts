@@ -25,6 +25,8 @@ export interface PublishingRig {
   es: EventSourcing;
   publisher: Publisher;
   blobs: FsBlobStore;
+  /** the signing module's handlers, in-process (another rig on the same directory can sign with them) */
+  signing: PackyardClient<typeof SigningServiceDefinition>;
   /** how many times the signing module was asked to sign */
   signatures(): number;
   /** the most repositories that had a signing request in flight at the same time */
@@ -92,11 +94,12 @@ export async function startPublishingRig(dataDir: string, options: Partial<Publi
     fail: (error) => logger.fatal({ err: error }, 'event processing failed'),
   });
   const blobs = new FsBlobStore(join(dataDir, 'blobs'));
-  const publisher = new Publisher({ es, blobs, signing, logger, packageSets, ...options });
+  const publisher = new Publisher({ es, blobs, signing, logger, packageSets, holder: `rig/${randomUUID()}`, leaseMs: 15_000, maxBuilds: 4, ...options });
   return {
     es,
     publisher,
     blobs,
+    signing,
     signatures: () => signed,
     mostRepositoriesSigningAtOnce: () => mostSigningAtOnce,
     async registerSharedKey(repositoryId) {

@@ -1,0 +1,222 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { Agent, get as httpGet, type OutgoingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerUser, type ApiSession } from '@packyard/testing/api-session';
+import { buildDeb, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
+
+// Issue 18 item 1: with EDGE_WORKERS=2 the program answers the apt/yum edge from two worker
+// processes on the one public port, forwards the API and the console to the main process,
+// keeps every worker's catalogue and token verdicts current, and outlives a kill -9 of one.
+
+const DISTRIBUTION = 'debian/bookworm';
+
+let packyard: RunningPackyard;
+let alice: ApiSession;
+let workspaceId: string;
+let repositoryId: string;
+let repositoryUrl: string;
+let token: { id: string; authorization: string };
+let packagesDir: string;
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/** a GET on a connection of its own, so the kernel picks the process that accepts it */
+const freshGet = (url: string, headers: OutgoingHttpHeaders = {}): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    httpGet(url, { agent: false, headers }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body }));
+    }).on('error', reject);
+  });
+
+/** edge requests counted per process: by `edge_worker` label, '' for the main process */
+async function edgeRequestsByProcess(status?: number): Promise<Map<string, number>> {
+  const text = await (await fetch(packyard.metricsUrl)).text();
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(/^packyard_delivery_requests_total\{([^}]*)\} (\d+)$/gm)) {
+    if (status !== undefined && !match[1].includes(`status="${status}"`)) continue;
+    const worker = /edge_worker="(\d+)"/.exec(match[1])?.[1] ?? '';
+    counts.set(worker, (counts.get(worker) ?? 0) + Number(match[2]));
+  }
+  return counts;
+}
+
+/**
+ * fetches `url` on fresh connections, ten at a time, until each worker has answered some
+ * (the kernel picks the process, not always evenly); every answer must have `status`
+ */
+async function fromEveryWorker(url: string, headers: OutgoingHttpHeaders, status: number, check: (answer: Answer) => void = () => undefined): Promise<void> {
+  const before = await edgeRequestsByProcess(status);
+  for (let sent = 0; sent < 500; sent += 10) {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => freshGet(url, headers)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(status));
+    answers.forEach(check);
+    const answered = grown(before, await edgeRequestsByProcess(status));
+    if ((answered.get('1') ?? 0) > 0 && (answered.get('2') ?? 0) > 0) return;
+  }
+  throw new Error(`500 fresh connections to ${url} did not reach both workers`);
+}
+
+const grown = (before: Map<string, number>, after: Map<string, number>) => new Map([...after].map(([worker, count]) => [worker, count - (before.get(worker) ?? 0)]));
+
+/** the pids of the edge workers that said they listen, newest last per slot */
+function workerPids(): Map<number, number> {
+  const pids = new Map<number, number>();
+  for (const match of packyard.output().matchAll(/"edgeWorker":(\d+),"workerPid":(\d+),"port":\d+,"msg":"edge worker listening"/g)) pids.set(Number(match[1]), Number(match[2]));
+  return pids;
+}
+
+const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+beforeAll(async () => {
+  packyard = await startPackyard({ edgeWorkers: 2 });
+  packagesDir = await mkdtemp(join(tmpdir(), 'packyard-edge-workers-'));
+  alice = await registerUser(packyard);
+  const slug = `cores-${Date.now()}`;
+  workspaceId = (await alice.call<{ id: string }>('POST', '/workspaces', { name: 'Cores', slug, description: '' })).body.id;
+  const repository = await alice.call<{ id: string }>('POST', `/workspaces/${workspaceId}/repos`, { name: 'apt', kind: 'DEB', codename: 'bookworm', component: 'main' });
+  expect(repository.status).toBe(201);
+  repositoryId = repository.body.id;
+  repositoryUrl = `${packyard.url}/deb/${slug}/apt`;
+  const created = await alice.call<{ id: string; token: string }>('POST', `/repos/${repositoryId}/tokens`, { name: 'cores' });
+  token = { id: created.body.id, authorization: `Basic ${Buffer.from(`${created.body.token}:`).toString('base64')}` };
+  // the empty index of a new repository is published a moment after its creation
+  await waitFor('the first publication', async () => ((await freshGet(`${repositoryUrl}/debian/dists/bookworm/InRelease`, { authorization: token.authorization })).status === 200 ? true : undefined), { timeoutMs: 30_000 });
+});
+
+afterAll(async () => {
+  await packyard?.dispose();
+  if (packagesDir) await rm(packagesDir, { recursive: true, force: true });
+});
+
+describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
+  it('answers edge requests from the worker processes, children of the program, which the main process never accepts', async () => {
+    const pids = workerPids();
+    expect([...pids.keys()].sort()).toEqual([1, 2]);
+    for (const pid of pids.values()) expect(parentOf(pid)).toBe(packyard.child.pid);
+
+    const before = await edgeRequestsByProcess();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => freshGet(`${repositoryUrl}/debian/dists/bookworm/InRelease`, { authorization: token.authorization })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(40).fill(200));
+    const served = grown(before, await edgeRequestsByProcess());
+    expect(served.get('') ?? 0).toBe(0);
+    expect((served.get('1') ?? 0) + (served.get('2') ?? 0)).toBe(40);
+    console.log(`40 fresh connections: worker 1 answered ${served.get('1') ?? 0}, worker 2 ${served.get('2') ?? 0}`);
+  });
+
+  it('answers the API and the console on the same port, also on one kept-alive connection mixed with edge requests', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const get = (path: string, headers: OutgoingHttpHeaders) =>
+      new Promise<Answer & { type: string }>((resolve, reject) => {
+        const request = httpGet(`${packyard.url}${path}`, { agent, headers }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, body, type: String(response.headers['content-type']) }));
+        });
+        request.on('socket', (socket) => sockets.add(socket));
+        request.on('error', reject);
+      });
+    try {
+      for (let round = 0; round < 3; round++) {
+        const workspaces = await get('/api/v1/workspaces', { authorization: `Bearer ${alice.bearer}` });
+        expect(workspaces.status).toBe(200);
+        expect(workspaces.body).toContain(workspaceId);
+        const console = await get('/', {});
+        expect(console.status).toBe(200);
+        expect(console.type).toMatch(/text\/html/);
+        const inRelease = await get(`${new URL(repositoryUrl).pathname}/debian/dists/bookworm/InRelease`, { authorization: token.authorization });
+        expect(inRelease.status).toBe(200);
+        expect(inRelease.body).toMatch(/^-----BEGIN PGP SIGNED MESSAGE-----/);
+        expect((await get('/api/v1/workspaces', {})).status).toBe(401);
+      }
+      expect(sockets.size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('serves a package on every worker as soon as the upload with ?wait=published answers', async () => {
+    for (let round = 0; round < 3; round++) {
+      const file = await buildDeb({ name: `packyard-cores-${round}`, version: '1.0.0', arch: 'amd64', compression: 'gzip' }, packagesDir);
+      const form = new FormData();
+      form.set('distribution', DISTRIBUTION);
+      form.set('file', new Blob([await readFile(file)]), basename(file));
+      const upload = await fetch(`${packyard.url}/api/v1/workspaces/${workspaceId}/repos/${repositoryId}/upload?wait=published`, { method: 'POST', headers: { authorization: `Bearer ${alice.bearer}` }, body: form });
+      expect(upload.status).toBe(201);
+      await fromEveryWorker(`${repositoryUrl}/debian/dists/bookworm/main/binary-amd64/Packages`, { authorization: token.authorization }, 200, (answer) => expect(answer.body).toContain(`Package: packyard-cores-${round}\n`));
+    }
+  });
+
+  it('refuses a revoked token on every worker within a second', async () => {
+    const created = await alice.call<{ id: string; token: string }>('POST', `/repos/${repositoryId}/tokens`, { name: 'to-revoke' });
+    const headers = { authorization: `Basic ${Buffer.from(`${created.body.token}:`).toString('base64')}` };
+    const inRelease = `${repositoryUrl}/debian/dists/bookworm/InRelease`;
+    // a verdict in the cache of each worker first
+    await fromEveryWorker(inRelease, headers, 200);
+
+    const revoked = performance.now();
+    expect((await alice.call('DELETE', `/repos/${repositoryId}/tokens/${created.body.id}`)).status).toBe(204);
+    await waitFor('a 401', async () => ((await freshGet(inRelease, headers)).status === 401 ? true : undefined), { timeoutMs: 10_000, intervalMs: 10 });
+    console.log(`revoke → first 401 in ${(performance.now() - revoked).toFixed(0)} ms`);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (performance.now() - revoked))));
+    await fromEveryWorker(inRelease, headers, 401);
+  });
+
+  it('restarts a worker killed with SIGKILL; clients that retry a broken connection see no error', async () => {
+    const [victim, survivor] = [workerPids().get(1)!, workerPids().get(2)!];
+    const inRelease = `${repositoryUrl}/debian/dists/bookworm/InRelease`;
+    const statuses: number[] = [];
+    let brokenConnections = 0;
+    let running = true;
+    // what apt does: a request whose connection breaks is tried again, once
+    const client = async () => {
+      while (running) {
+        try {
+          statuses.push((await freshGet(inRelease, { authorization: token.authorization })).status);
+        } catch {
+          brokenConnections++;
+          statuses.push((await freshGet(inRelease, { authorization: token.authorization })).status);
+        }
+      }
+    };
+    const clients = Array.from({ length: 4 }, client);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    process.kill(victim, 'SIGKILL');
+    await waitFor('a new worker 1', async () => ((workerPids().get(1) ?? victim) !== victim ? true : undefined), { timeoutMs: 30_000, intervalMs: 50 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    running = false;
+    await Promise.all(clients);
+
+    expect(alive(victim)).toBe(false);
+    expect(alive(survivor)).toBe(true);
+    expect(packyard.output()).toMatch(/"edgeWorker":1,"workerPid":\d+,"code":null,"signal":"SIGKILL".*"msg":"edge worker exited; restarting it"/);
+    console.log(`${statuses.length} requests around the kill, ${brokenConnections} broken connections retried`);
+    expect(statuses.length).toBeGreaterThan(20);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    const newPid = workerPids().get(1)!;
+    expect(parentOf(newPid)).toBe(packyard.child.pid);
+  });
+
+  it('stops every worker with the program on SIGTERM', async () => {
+    const pids = [...workerPids().values()];
+    expect(await packyard.stop('SIGTERM')).toBe(0);
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+  });
+});

@@ -1,0 +1,181 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { MetricsSnapshot } from '@packyard/platform';
+import type { TrafficTotalsSnapshot } from '../accounting/traffic-accounting';
+import { EDGE_WORKER_SLOT_ENV, PRIMARY_SOCKET_ENV, type FromEdgeWorker, type ToEdgeWorker } from './edge-worker-messages';
+
+/** a worker that has not rebuilt a repository by then is not waited for (it logs its own failure) */
+const REFRESH_ACK_TIMEOUT_MS = 10_000;
+const METRICS_TIMEOUT_MS = 2_000;
+/** a worker that dies right after starting is restarted after this, doubling up to the maximum */
+const FIRST_RESTART_DELAY_MS = 100;
+const MAX_RESTART_DELAY_MS = 5_000;
+/** a worker that ran this long before dying is restarted at once */
+const STABLE_AFTER_MS = 10_000;
+
+interface Slot {
+  index: number;
+  worker?: Worker;
+  /** its catalogue is loaded */
+  ready: boolean;
+  /** true once the worker gets every refresh and revocation (it said `subscribed`) */
+  subscribed: boolean;
+  startedAt: number;
+  restartDelayMs: number;
+  restartTimer?: NodeJS.Timeout;
+}
+
+export interface EdgeWorkersOptions {
+  count: number;
+  /** the main process's HTTP server, which workers forward API and console requests to */
+  primarySocket: string;
+  logger: Logger;
+  onTraffic(totals: TrafficTotalsSnapshot): void;
+  shutdownTimeoutMs: number;
+}
+
+/**
+ * Edge worker processes (node:cluster) serving the public port beside the modules of this
+ * process. Scheduling is SCHED_NONE: this process only binds the port and hands the socket
+ * to the workers, which all accept on it; the kernel gives a connection to whichever
+ * accepts first, so this process, busy with publishing, is never on the accept path. A
+ * worker that dies is restarted; `stop` ends them all.
+ */
+export class EdgeWorkers {
+  private readonly slots: Slot[];
+  private readonly waiting = new Map<number, (message: FromEdgeWorker) => void>();
+  private seq = 0;
+  private stopping = false;
+  /** set once this process's HTTP server listens: where the workers' gRPC calls go */
+  private moduleAddresses?: Record<string, string>;
+  private started?: Promise<number>;
+
+  constructor(private readonly options: EdgeWorkersOptions) {
+    this.slots = Array.from({ length: options.count }, (_, index) => ({ index, ready: false, subscribed: false, startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS }));
+  }
+
+  /** forks every worker, which loads its catalogue meanwhile (while this process starts its modules) */
+  start(): void {
+    cluster.schedulingPolicy = cluster.SCHED_NONE;
+    this.started = new Promise((resolve, reject) => {
+      let listening = 0;
+      for (const slot of this.slots) {
+        this.fork(slot, {
+          listening: (port) => {
+            if (++listening === this.slots.length) resolve(port);
+          },
+          failed: (reason) => reject(new Error(`edge worker ${slot.index + 1}: ${reason}`)),
+        });
+      }
+    });
+    // a failure before `listen` is reported by it
+    this.started.catch(() => undefined);
+  }
+
+  /** has every worker listen on the public port (once its catalogue is loaded); resolves with the port once all do */
+  listen(moduleAddresses: Record<string, string>): Promise<number> {
+    this.moduleAddresses = moduleAddresses;
+    for (const slot of this.slots) if (slot.ready) this.send(slot, { type: 'listen', moduleAddresses });
+    return this.started!;
+  }
+
+  /** every worker rebuilds the repository's files; resolves once each has (or died, or timed out) */
+  async refresh(repositoryId: string): Promise<void> {
+    await Promise.all(this.ask((seq) => ({ type: 'refresh', repositoryId, seq }), REFRESH_ACK_TIMEOUT_MS));
+  }
+
+  revoke(tokenId: string): void {
+    for (const slot of this.slots) if (slot.subscribed) this.send(slot, { type: 'revoke', tokenId });
+  }
+
+  /** every live worker's metrics, for the process's /metrics */
+  async metrics(): Promise<MetricsSnapshot[]> {
+    const answers = await Promise.all(this.ask((seq) => ({ type: 'metrics', seq }), METRICS_TIMEOUT_MS));
+    return answers.flatMap((answer) => (answer?.type === 'metrics' ? [answer.metrics] : []));
+  }
+
+  /** SIGTERM to every worker (each finishes its requests in flight and reports its last traffic); SIGKILL to any still there after the shutdown timeout */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const exits = this.slots.map((slot) => {
+      clearTimeout(slot.restartTimer);
+      const worker = slot.worker;
+      if (!worker || worker.isDead()) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const kill = setTimeout(() => worker.process.kill('SIGKILL'), this.options.shutdownTimeoutMs);
+        worker.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        worker.process.kill('SIGTERM');
+      });
+    });
+    await Promise.all(exits);
+  }
+
+  private fork(slot: Slot, start?: { listening(port: number): void; failed(reason: string): void }) {
+    const worker = cluster.fork({ [EDGE_WORKER_SLOT_ENV]: String(slot.index + 1), [PRIMARY_SOCKET_ENV]: this.options.primarySocket });
+    slot.worker = worker;
+    slot.subscribed = false;
+    slot.ready = false;
+    slot.startedAt = Date.now();
+    let listened = false;
+    worker.on('message', (message: FromEdgeWorker) => {
+      if (message.type === 'subscribed') {
+        slot.subscribed = true;
+        this.send(slot, { type: 'welcome' });
+      } else if (message.type === 'ready') {
+        slot.ready = true;
+        if (this.moduleAddresses) this.send(slot, { type: 'listen', moduleAddresses: this.moduleAddresses });
+      }
+      else if (message.type === 'listening') {
+        listened = true;
+        this.options.logger.info({ edgeWorker: slot.index + 1, workerPid: worker.process.pid, port: message.port }, 'edge worker listening');
+        start?.listening(message.port);
+      } else if (message.type === 'failed') start?.failed(message.message);
+      else if (message.type === 'traffic') this.options.onTraffic(message.totals);
+      else this.waiting.get(message.seq)?.(message);
+    });
+    worker.once('exit', (code, signal) => {
+      slot.subscribed = false;
+      if (slot.worker === worker) slot.worker = undefined;
+      if (this.stopping) return;
+      if (!listened && start) return start.failed(`exited with ${code ?? signal} before it listened; see its log above`);
+      const ranFor = Date.now() - slot.startedAt;
+      slot.restartDelayMs = ranFor > STABLE_AFTER_MS ? FIRST_RESTART_DELAY_MS : Math.min(slot.restartDelayMs * 2, MAX_RESTART_DELAY_MS);
+      const delayMs = ranFor > STABLE_AFTER_MS ? 0 : slot.restartDelayMs;
+      this.options.logger.warn({ edgeWorker: slot.index + 1, workerPid: worker.process.pid, code, signal, restartInMs: delayMs }, 'edge worker exited; restarting it');
+      slot.restartTimer = setTimeout(() => {
+        if (!this.stopping) this.fork(slot);
+      }, delayMs);
+    });
+  }
+
+  /** sends a question to every subscribed worker; each answer is undefined when the worker died or did not answer in time */
+  private ask(question: (seq: number) => ToEdgeWorker, timeoutMs: number): Promise<FromEdgeWorker | undefined>[] {
+    return this.slots
+      .filter((slot) => slot.subscribed && slot.worker)
+      .map((slot) => {
+        const worker = slot.worker!;
+        const seq = ++this.seq;
+        return new Promise<FromEdgeWorker | undefined>((resolve) => {
+          const done = (answer: FromEdgeWorker | undefined) => {
+            clearTimeout(timer);
+            this.waiting.delete(seq);
+            worker.off('exit', died);
+            resolve(answer);
+          };
+          const died = () => done(undefined);
+          const timer = setTimeout(died, timeoutMs);
+          this.waiting.set(seq, done);
+          worker.once('exit', died);
+          this.send(slot, question(seq));
+        });
+      });
+  }
+
+  private send(slot: Slot, message: ToEdgeWorker) {
+    // a worker that is exiting cannot take it; its successor reads the state afresh
+    if (slot.worker?.isConnected()) slot.worker.send(message, (error: Error | null) => error && this.options.logger.debug({ err: error, edgeWorker: slot.index + 1 }, 'message to an edge worker lost'));
+  }
+}
