@@ -35,7 +35,7 @@ import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { parseDeb, parseRpm } from '@packyard/formats';
 import { loadConfig, openModuleStores, recordInbox } from '@packyard/platform';
-import { startPackyard, waitFor } from '@packyard/testing';
+import { startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
 import { registerUser } from '@packyard/testing/api-session';
 import { PUBLISHABLE_PACKAGES } from '@packyard/repository/packages/publishable-packages.projection';
 import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
@@ -179,8 +179,9 @@ async function edgeCase(kind: 'DEB' | 'RPM', count: number, files: string[], ext
   const dataDir = await mkdtemp(join(tmpdir(), 'packyard-edge-bench-'));
   const verifyDir = await mkdtemp(join(tmpdir(), 'packyard-edge-verify-'));
   const start = () => startPackyard({ dataDir, timeoutMs: 180_000 });
-  let packyard = await start();
+  let packyard: RunningPackyard | undefined;
   try {
+    packyard = await start();
     const session = await registerUser(packyard);
     const slug = `bench-${Date.now().toString(36)}`;
     const workspace = (await session.call<{ id: string }>('POST', '/workspaces', { name: slug, slug, description: '' })).body;
@@ -188,7 +189,7 @@ async function edgeCase(kind: 'DEB' | 'RPM', count: number, files: string[], ext
     const repository = (await session.call<{ id: string }>('POST', `/workspaces/${workspace.id}/repos`, { name, kind, codename: 'noble', component: 'main' })).body;
     const token = (await session.call<{ token: string }>('POST', `/repos/${repository.id}/tokens`, { name: 'bench' })).body.token;
     const auth = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
-    const base = () => `${packyard.url}/${kind === 'DEB' ? 'deb' : 'rpm'}/${slug}/${name}`;
+    const base = () => `${packyard!.url}/${kind === 'DEB' ? 'deb' : 'rpm'}/${slug}/${name}`;
     // an .rpm upload is signed with the repository's first key (RSA-4096): made after its creation
     await waitFor('the repository key', async () => ((await fetch(`${base()}/keyring.gpg`)).status === 200 ? true : undefined), { timeoutMs: 120_000 });
 
@@ -205,7 +206,7 @@ async function edgeCase(kind: 'DEB' | 'RPM', count: number, files: string[], ext
       const form = new FormData();
       form.set('distribution', distribution);
       form.set('file', new Blob([await readFile(file)]), basename(file));
-      const response = await fetch(`${packyard.url}/api/v1/workspaces/${workspace.id}/repos/${repository.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${session.bearer}` }, body: form });
+      const response = await fetch(`${packyard!.url}/api/v1/workspaces/${workspace.id}/repos/${repository.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${session.bearer}` }, body: form });
       const body = (await response.json()) as { name: string };
       if (response.status !== 201) throw new Error(`upload of ${basename(file)} answered ${response.status}: ${JSON.stringify(body)}`);
       return body.name;
@@ -234,7 +235,7 @@ async function edgeCase(kind: 'DEB' | 'RPM', count: number, files: string[], ext
     report(`${kind} ${count}`, 'packyard upload request → gpgv-verified index at the edge', visible);
     report(`${kind} ${count}`, 'packyard upload request → 201 (the call alone)', calls);
   } finally {
-    await packyard.dispose();
+    await packyard?.dispose();
     await rm(dataDir, { recursive: true, force: true });
     await rm(verifyDir, { recursive: true, force: true });
   }
