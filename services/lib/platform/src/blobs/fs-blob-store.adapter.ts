@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { assertValidKey, contentAddressedKey, resolveRange } from './blob-key';
 import { BlobNotFoundError, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.port';
 import { HashingLimiter } from './hashing-limiter';
-import { OpenFiles, type OpenFile } from './open-files';
+import { KeptFileStream, OpenFiles } from './open-files';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -154,16 +154,7 @@ export class FsBlobStore implements BlobStore {
     }
     // the numeric descriptor: a FileHandle's own streams each leave a listener on it, which a
     // descriptor kept for millions of reads cannot afford
-    const stream = createReadStream(this.pathOf(key), { fd: file.handle.fd, ...bounds, highWaterMark: READ_CHUNK_BYTES, autoClose: false });
-    let released = false;
-    const release = (done: OpenFile) => {
-      if (released) return;
-      released = true;
-      this.openFiles.release(done);
-    };
-    stream.once('close', () => release(file));
-    stream.once('end', () => release(file));
-    stream.once('error', () => release(file));
+    const stream = new KeptFileStream(file.handle.fd, bounds.start, bounds.end, READ_CHUNK_BYTES, () => this.openFiles.release(file));
     return stream;
   }
 

@@ -95,6 +95,29 @@ describe('filesystem blob store', () => {
       }
     });
 
+    it('keeps serving a blob to everyone after clients left in the middle of their downloads', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'packyard-blobs-'));
+      const store = new FsBlobStore(dir);
+      try {
+        const bytes = randomBytes(5 * 1024 * 1024 + 3);
+        const { key } = await store.putContentAddressed('packages/r', Readable.from([bytes]));
+        // a client that goes away after its first chunk, while others read the same descriptor
+        const leaving = Array.from({ length: 6 }, async () => {
+          const stream = await store.get(key);
+          stream.once('data', () => stream.destroy());
+          await new Promise((resolve) => stream.once('close', resolve));
+        });
+        const staying = Array.from({ length: 3 }, async () => readAll(await store.get(key, { start: 1_000_000, end: 3_999_999 })));
+        await Promise.all(leaving);
+        for (const read of staying) expect((await read).equals(bytes.subarray(1_000_000, 4_000_000))).toBe(true);
+        expect((await readAll(await store.get(key))).equals(bytes)).toBe(true);
+        expect(openUnder(dir)).toBe(1);
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('serves no blob that was deleted, by this store at once and by another process once the descriptor is due for its check', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'packyard-blobs-'));
       const edge = new FsBlobStore(dir, { revalidateMs: 50 });

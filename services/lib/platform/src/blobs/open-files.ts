@@ -1,4 +1,6 @@
+import { read } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 
 export interface OpenFile {
   handle: FileHandle;
@@ -94,5 +96,69 @@ export class OpenFiles {
       await handle.close();
       throw error;
     }
+  }
+}
+
+/**
+ * Bytes `start`..`end` (inclusive) of a kept descriptor, read positionally `chunkBytes` at a
+ * time. Not fs.createReadStream with `fd`: its destroy closes the descriptor whatever
+ * `autoClose` says, so one client leaving mid-download closed it under every other reader,
+ * and the number could then be reused by another open file. This stream never closes the
+ * descriptor; a destroy waits for a read in flight, and `done` runs once, after it.
+ */
+export class KeptFileStream extends Readable {
+  private position: number;
+  private reading = false;
+  private afterRead?: () => void;
+  private finished = false;
+
+  constructor(
+    private readonly fd: number,
+    start: number,
+    private readonly end: number,
+    private readonly chunkBytes: number,
+    private readonly done: () => void,
+  ) {
+    super({ highWaterMark: chunkBytes });
+    this.position = start;
+  }
+
+  override _read(): void {
+    const length = Math.min(this.chunkBytes, this.end - this.position + 1);
+    if (length <= 0) {
+      this.push(null);
+      return;
+    }
+    const buffer = Buffer.allocUnsafe(length);
+    this.reading = true;
+    read(this.fd, buffer, 0, length, this.position, (error, bytesRead) => {
+      this.reading = false;
+      if (this.afterRead) return this.afterRead();
+      if (error) return this.destroy(error);
+      if (bytesRead === 0) return this.destroy(new Error(`the file ended at byte ${this.position}, before byte ${this.end}`));
+      this.position += bytesRead;
+      this.push(bytesRead < length ? buffer.subarray(0, bytesRead) : buffer);
+    });
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    const finish = () => {
+      this.release();
+      callback(error);
+    };
+    if (this.reading) this.afterRead = finish;
+    else finish();
+  }
+
+  override push(chunk: Buffer | null): boolean {
+    const more = super.push(chunk);
+    if (chunk === null) this.release();
+    return more;
+  }
+
+  private release(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.done();
   }
 }
