@@ -42,7 +42,7 @@ import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/event
 import { craftDeb, validControlText } from '@packyard/testing/packages/deb-crafting';
 import { buildCorpus } from '@packyard/testing/packages/corpus.builder';
 import { buildRpm } from '@packyard/testing/packages/rpm.builder';
-import { runChecked } from '@packyard/testing/clients/run-command';
+import { runChecked, runCommand } from '@packyard/testing/clients/run-command';
 import { debIdentity, rpmIdentity } from '@packyard/artifact/uploads/upload-rules';
 import { toPublishablePackage, type PublishablePackage } from '@packyard/repository/packages/publishable-package';
 import { seedRepository, startPublishingRig } from '@packyard/repository/publishing/testing/publishing-rig';
@@ -300,6 +300,15 @@ async function createrepoCase(count: number, files: string[], extras: string[]) 
 async function main() {
   await mkdir(cacheDir, { recursive: true });
   await referenceKey();
+  try {
+    await compareAtEachSize();
+  } finally {
+    // the reference tools' gpg calls start an agent for the cached key's home: not left running after the bench
+    await runCommand('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME } });
+  }
+}
+
+async function compareAtEachSize() {
   const extrasDir = join(cacheDir, `extras-${Date.now()}`);
   await mkdir(extrasDir, { recursive: true });
   for (const count of SIZES) {
