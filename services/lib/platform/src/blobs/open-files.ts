@@ -108,6 +108,8 @@ export class OpenFiles {
  */
 export class KeptFileStream extends Readable {
   private position: number;
+  /** bytes read from the file so far (as fs.ReadStream's bytesRead) */
+  bytesRead = 0;
   private reading = false;
   private afterRead?: () => void;
   private finished = false;
@@ -137,6 +139,7 @@ export class KeptFileStream extends Readable {
       if (error) return this.destroy(error);
       if (bytesRead === 0) return this.destroy(new Error(`the file ended at byte ${this.position}, before byte ${this.end}`));
       this.position += bytesRead;
+      this.bytesRead += bytesRead;
       this.push(bytesRead < length ? buffer.subarray(0, bytesRead) : buffer);
     });
   }
