@@ -35,7 +35,7 @@ export interface GenerationWorkflowOptions {
  * is not made again unless forced, so nothing is re-signed for nothing.
  */
 export class GenerationWorkflow {
-  /** publication aggregates as last written here: a stream grows by three events per build, so it is read once, not per phase */
+  /** publication aggregates as last read or written here: a stream grows by three events per build, so it is read whole once, then only what was appended since */
   private readonly publications: AggregateCache<PublicationState> = new Map();
   private readonly publicKeys = new Map<string, Promise<{ armored: string; binary: Uint8Array }>>();
   readonly entries = new IndexEntryCache();
@@ -61,10 +61,8 @@ export class GenerationWorkflow {
     const stream = publicationStream(repository.id, distribution);
     const applying = repository.kind === 'RPM' ? advisoriesFor(target, advisories) : [];
     const inputsDigest = inputsDigestOf(repository, target, packages, applying);
-    if (!force) {
-      const current = this.publications.get(stream) ?? (await this.load(stream));
-      if (current.state.currentInputs === inputsDigest) return undefined;
-    }
+    const current = await this.load(stream);
+    if (!force && current.state.currentInputs === inputsDigest) return undefined;
     const built = await buildGeneration(repository, target, packages, this.entries, date, applying);
 
     // phase 1: every metadata file is stored before anything points at it; the signing
@@ -121,8 +119,12 @@ export class GenerationWorkflow {
     for (const stream of this.publications.keys()) if (stream.startsWith(publicationStream(repositoryId, ''))) this.publications.delete(stream);
   }
 
+  /**
+   * the stream as stored now: what this replica wrote last, brought up to date with what other
+   * replicas published since (under the lease nobody else writes until the build ends)
+   */
   private async load(stream: string): Promise<{ state: PublicationState; version: number }> {
-    const loaded = await loadAggregate(this.options.es.events, stream, publicationDecider);
+    const loaded = await loadAggregate(this.options.es.events, stream, publicationDecider, this.publications.get(stream));
     this.publications.set(stream, loaded);
     return loaded;
   }

@@ -90,6 +90,34 @@ describe('publishing replicas sharing one store', () => {
     expect(new Set(slow.map((event) => event.metadata?.publisher))).toEqual(new Set(['replica-a']));
   });
 
+  it('a replica whose last view of a distribution is older than the other replica\'s generation finds that generation current and builds nothing', { timeout: 240_000 }, async () => {
+    const a = await startPublishingRig(dataDir, { holder: 'replica-a' });
+    rigs.push(a);
+    const b = await startPublishingRig(dataDir, { holder: 'replica-b', signing: a.signing });
+    rigs.push(b);
+    await seedRepository(a.es, { id: 'r-taken', kind: 'DEB', name: 'taken' }, []);
+    const repository = { id: 'r-taken', kind: 'DEB' as const, workspaceId: 'rig-workspace', workspaceSlug: 'rig', ownerId: 'rig-owner', name: 'taken', codename: 'stable', component: 'main' };
+    const target = { distro: 'ubuntu', version: 'noble' };
+    const [one, two] = [syntheticDeb('r-taken', 1), syntheticDeb('r-taken', 2)];
+    const inTurn = async (rig: PublishingRig, workflow: GenerationWorkflow, packages: ReturnType<typeof syntheticDeb>[]) => {
+      const lease = (await rig.es.events.leases.acquire(publisherLease('r-taken'), rig === a ? 'replica-a' : 'replica-b', 60_000))!;
+      try {
+        return await workflow.publish(repository, target, packages, [], new Date(), false, lease);
+      } finally {
+        await rig.es.events.leases.release(lease);
+      }
+    };
+    const onA = new GenerationWorkflow({ es: a.es, blobs: a.blobs, signing: a.signing });
+    const onB = new GenerationWorkflow({ es: b.es, blobs: b.blobs, signing: b.signing });
+    expect(await inTurn(a, onA, [one])).toBe(1);
+    // B publishes the second package while A's last view is its own generation 1
+    expect(await inTurn(b, onB, [one, two])).toBe(2);
+    // A is asked to build the same package set (it saw the same upload): B's generation 2 has it
+    expect(await inTurn(a, onA, [one, two])).toBeUndefined();
+    const published = (await publishedEvents(a)).filter((event) => event.stream === publicationStream('r-taken', 'ubuntu/noble'));
+    expect(published.map((event) => event.metadata?.publisher)).toEqual(['replica-a', 'replica-b']);
+  });
+
   it('refuses the phases of a replica that lost its lease while it was building (fencing), and numbers the new holder\'s generation after the last one', { timeout: 240_000 }, async () => {
     const a = await startPublishingRig(dataDir, { holder: 'replica-a' });
     rigs.push(a);

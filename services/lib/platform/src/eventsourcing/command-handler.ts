@@ -40,15 +40,20 @@ export interface CommandResult<State, Event> {
 export const toDomainEvent = <Event extends DomainEvent>(recorded: RecordedEvent): Event =>
   ({ type: recorded.type, data: recorded.data }) as Event;
 
-/** Folds a stream into state: the decider's view of an aggregate. */
+/**
+ * Folds a stream into state: the decider's view of an aggregate. Given a view read earlier
+ * (`since`), only the events written after it are read and folded in: a long stream that
+ * other writers may have appended to is brought up to date in one short read.
+ */
 export async function loadAggregate<State, Command, Event extends DomainEvent>(
   store: EventStore,
   stream: string,
   decider: Decider<State, Command, Event>,
+  since: { state: State; version: number } = { state: decider.initialState(), version: 0 },
 ): Promise<{ state: State; version: number }> {
-  const recorded = await store.readStream(stream);
-  const state = recorded.reduce((current, event) => decider.evolve(current, toDomainEvent<Event>(event)), decider.initialState());
-  return { state, version: recorded.at(-1)?.version ?? 0 };
+  const recorded = await store.readStream(stream, since.version + 1);
+  const state = recorded.reduce((current, event) => decider.evolve(current, toDomainEvent<Event>(event)), since.state);
+  return { state, version: recorded.at(-1)?.version ?? since.version };
 }
 
 /**

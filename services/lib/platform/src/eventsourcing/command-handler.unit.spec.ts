@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deciderSpec } from '@packyard/testing/given-when-then';
-import { handleCommand, type AggregateCache } from './command-handler';
+import { handleCommand, loadAggregate, type AggregateCache } from './command-handler';
 import { assertNever, type Decider } from './decider';
 import { ConcurrencyError, type EventStore } from './event-store.port';
 import { SqliteEventStore } from './sqlite-event-store.adapter';
@@ -109,6 +109,23 @@ describe('handleCommand', () => {
     await handleCommand(counting, 'shelf-5', shelf, shelve('d'), { cache });
     expect(reads).toBe(1);
     expect((await store.readStream('shelf-5')).map((e) => e.type)).toEqual(['BookShelved', 'BookShelved', 'ShelfFull']);
+  });
+
+  it('brings a view read earlier up to date with only the events written after it', async () => {
+    await handleCommand(store, 'shelf-6', shelf, shelve('a'));
+    const earlier = await loadAggregate(store, 'shelf-6', shelf);
+    await store.append('shelf-6', 1, [{ id: crypto.randomUUID(), type: 'BookShelved', data: { title: 'b', at: '' } }]);
+    const versionsRead: number[] = [];
+    const counting: EventStore = Object.create(store);
+    counting.readStream = async (...args) => {
+      const events = await store.readStream(...args);
+      versionsRead.push(...events.map((event) => event.version));
+      return events;
+    };
+    expect(await loadAggregate(counting, 'shelf-6', shelf, earlier)).toEqual({ state: { books: ['a', 'b'], full: false }, version: 2 });
+    expect(versionsRead).toEqual([2]);
+    // nothing new: the view as it was
+    expect(await loadAggregate(counting, 'shelf-6', shelf, { state: { books: ['a', 'b'], full: false }, version: 2 })).toEqual({ state: { books: ['a', 'b'], full: false }, version: 2 });
   });
 
   it('gives up with ConcurrencyError after the allowed retries', async () => {
