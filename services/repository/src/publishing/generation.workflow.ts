@@ -44,8 +44,9 @@ export class GenerationWorkflow {
   constructor(private readonly options: GenerationWorkflowOptions) {}
 
   /**
-   * the generation made current, or undefined when the current one already has these inputs;
-   * `advisories` are the repository's (those applying to `target` are published, RPM)
+   * the current generation afterwards, and whether this call made it (not when the current
+   * one, whoever published it, already has these inputs); `advisories` are the repository's
+   * (those applying to `target` are published, RPM)
    */
   async publish(
     repository: PublishedRepository,
@@ -56,13 +57,13 @@ export class GenerationWorkflow {
     force: boolean,
     /** the repository's publishing lease: each phase is refused once another replica took it over */
     fence: Fence,
-  ): Promise<number | undefined> {
+  ): Promise<{ generation: number; built: boolean }> {
     const distribution = targetKey(target);
     const stream = publicationStream(repository.id, distribution);
     const applying = repository.kind === 'RPM' ? advisoriesFor(target, advisories) : [];
     const inputsDigest = inputsDigestOf(repository, target, packages, applying);
     const current = await this.load(stream);
-    if (!force && current.state.currentInputs === inputsDigest) return undefined;
+    if (!force && current.state.currentInputs === inputsDigest) return { generation: current.state.published[0], built: false };
     const built = await buildGeneration(repository, target, packages, this.entries, date, applying);
 
     // phase 1: every metadata file is stored before anything points at it; the signing
@@ -104,7 +105,7 @@ export class GenerationWorkflow {
         inputsDigest,
       },
     });
-    return generation;
+    return { generation, built: true };
   }
 
   /** a key roll: the next build signs with the keys that sign now */

@@ -47,7 +47,7 @@ export class Publisher {
   /** the package ids of a repository when its last build (since this module started) completed, for the repositories built last */
   private readonly published = new RecentlyUsed<string, Set<string>>(CACHED_REPOSITORIES);
   private readonly waiters = new Map<string, Set<{ packageId: string; resolve: (published: boolean) => void }>>();
-  /** repository → distribution → the generation this publisher last made current */
+  /** repository → distribution → the current generation as this publisher's last build found or made it */
   private readonly currentGenerations = new Map<string, Map<string, number>>();
   private cleanup?: RunningProjection;
 
@@ -103,7 +103,7 @@ export class Publisher {
     return waiting;
   }
 
-  /** the current generation of every distribution of the repository published since this module started */
+  /** the current generation of every distribution of the repository built (or found current) since this module started */
   generationsOf(repositoryId: string): { distribution: string; generation: number }[] {
     return [...(this.currentGenerations.get(repositoryId) ?? [])].map(([distribution, generation]) => ({ distribution, generation }));
   }
@@ -138,9 +138,9 @@ export class Publisher {
     const date = new Date();
     let built = 0;
     await forEachLimited(targets, this.options.concurrency ?? 4, async (target) => {
-      const generation = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date, work.force, fence);
-      if (generation === undefined) return;
-      built += 1;
+      const { generation, built: made } = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date, work.force, fence);
+      if (made) built += 1;
+      // made here or by another replica: `?wait=published` waits for the edge to serve this one
       const current = this.currentGenerations.get(repositoryId) ?? new Map<string, number>();
       this.currentGenerations.set(repositoryId, current.set(targetKey(target), generation));
     });

@@ -109,11 +109,11 @@ describe('publishing replicas sharing one store', () => {
     };
     const onA = new GenerationWorkflow({ es: a.es, blobs: a.blobs, signing: a.signing });
     const onB = new GenerationWorkflow({ es: b.es, blobs: b.blobs, signing: b.signing });
-    expect(await inTurn(a, onA, [one])).toBe(1);
+    expect(await inTurn(a, onA, [one])).toEqual({ generation: 1, built: true });
     // B publishes the second package while A's last view is its own generation 1
-    expect(await inTurn(b, onB, [one, two])).toBe(2);
+    expect(await inTurn(b, onB, [one, two])).toEqual({ generation: 2, built: true });
     // A is asked to build the same package set (it saw the same upload): B's generation 2 has it
-    expect(await inTurn(a, onA, [one, two])).toBeUndefined();
+    expect(await inTurn(a, onA, [one, two])).toEqual({ generation: 2, built: false });
     const published = (await publishedEvents(a)).filter((event) => event.stream === publicationStream('r-taken', 'ubuntu/noble'));
     expect(published.map((event) => event.metadata?.publisher)).toEqual(['replica-a', 'replica-b']);
   });
@@ -141,7 +141,7 @@ describe('publishing replicas sharing one store', () => {
     const newLease = (await b.es.events.leases.acquire(publisherLease('r-fenced'), 'replica-b', 60_000))!;
     expect(newLease.epoch).toBe(oldLease.epoch + 1);
     const current = new GenerationWorkflow({ es: b.es, blobs: b.blobs, signing: b.signing });
-    expect(await current.publish(repository, target, [syntheticDeb('r-fenced', 1)], [], new Date(), false, newLease)).toBe(1);
+    expect(await current.publish(repository, target, [syntheticDeb('r-fenced', 1)], [], new Date(), false, newLease)).toEqual({ generation: 1, built: true });
 
     // A wakes up: its first append is refused, nothing of it is written
     release();
