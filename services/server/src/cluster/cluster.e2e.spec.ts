@@ -278,12 +278,13 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
       await verifyInRelease(replica);
     }
 
-    // no generation published twice
+    // repository-2 published too (the builds are shared, and it went on while repository-1 was down), and no generation twice
     const log = new Database(sqliteEventStoreFile(join(work, 'cluster', 'repository'), 'repository'), { readonly: true });
     try {
       const published = log
         .prepare(`SELECT stream, json_extract(data, '$.generation') AS generation, json_extract(metadata, '$.publisher') AS publisher FROM events WHERE type = 'IndexPublished'`)
         .all() as { stream: string; generation: number; publisher: string }[];
+      expect(new Set(published.map((publication) => publication.publisher.split('/')[0]))).toContain('repository-2');
       expect(new Set(published.map((publication) => `${publication.stream}@${publication.generation}`)).size).toBe(published.length);
     } finally {
       log.close();

@@ -1,5 +1,6 @@
 import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import { PublishingServiceDefinition, type PublishedGeneration } from '@packyard/proto/packyard/repository/v1/publishing';
+import { PackyardError } from '../errors/errors';
 import type { Caller } from './caller';
 import type { GrpcClients, PackyardClient } from './grpc-clients';
 
@@ -24,8 +25,9 @@ export async function waitUntilServed(clients: GrpcClients, repositoryId: string
   let generations: PublishedGeneration[] | undefined;
   while (!generations && Date.now() < deadline) {
     const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());
-    const answer = await publishing.waitForPublication({ repositoryId, packageId, timeoutMs }, { caller });
-    if (answer.published) generations = answer.generations;
+    const answer = await publishing.waitForPublication({ repositoryId, packageId, timeoutMs }, { caller }).catch(notYet);
+    if (answer?.published) generations = answer.generations;
+    if (!answer) await pause(deadline);
   }
   if (!generations) return false;
   const ask = async (replica: PackyardClient<typeof DeliveryServiceDefinition>) => {
@@ -33,9 +35,21 @@ export async function waitUntilServed(clients: GrpcClients, repositoryId: string
       const timeoutMs = Math.min(PUBLICATION_WAIT_CALL_MS, deadline - Date.now());
       const answer = await replica.waitForGenerations({ repositoryId, generations, timeoutMs }, { caller }).catch(() => undefined);
       if (answer?.served) return true;
-      if (!answer) await new Promise((resolve) => setTimeout(resolve, Math.min(REPLICA_RETRY_MS, Math.max(deadline - Date.now(), 0))));
+      if (!answer) await pause(deadline);
     }
     return false;
   };
   return (await Promise.all(clients.replicaClients(DeliveryServiceDefinition, 'delivery').map(ask))).every(Boolean);
 }
+
+/**
+ * A wait call that ran into its deadline (a loaded or restarting module answers late) or
+ * found the module unreachable is asked again: until the whole wait is over the answer is
+ * "not yet" (202), never a 504 for a package that was stored. Other errors are real.
+ */
+function notYet(error: unknown): undefined {
+  if (error instanceof PackyardError && (error.kind === 'TIMEOUT' || error.kind === 'UNAVAILABLE')) return undefined;
+  throw error;
+}
+
+const pause = (deadline: number) => new Promise((resolve) => setTimeout(resolve, Math.min(REPLICA_RETRY_MS, Math.max(deadline - Date.now(), 0))));
