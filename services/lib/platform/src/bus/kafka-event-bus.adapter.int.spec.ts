@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventBusContract } from '@packyard/testing/contracts/event-bus.contract';
 import { REPO_ROOT } from '@packyard/testing/program';
+import { startKafkaBroker } from '@packyard/testing/servers/kafka-broker.server';
 import { sharedKafkaBroker } from '@packyard/testing/servers/shared-servers';
 import type { BusMessage, Consumer } from './event-bus.port';
 import { KafkaEventBus } from './kafka-event-bus.adapter';
@@ -53,5 +54,28 @@ describe.skipIf(broker.skip !== undefined)(`Kafka bus across a crash${broker.ski
     const deadline = Date.now() + 40_000;
     while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(seen).toEqual(['Hang', 'After']);
+  }, 60_000);
+});
+
+describe.skipIf(broker.skip !== undefined)(`Kafka bus after the broker refuses a group request${broker.skip ? ` (skipped: ${broker.skip})` : ''}`, () => {
+  it('a consumer whose group sync was refused with an error kafkajs does not retry joins again and gets the messages', async () => {
+    // a broker of its own: the error it is told to give goes to the next SyncGroup of any client
+    const own = await startKafkaBroker({ brokers: 1 });
+    const bus = await KafkaEventBus.connect(own.brokers, `packyard-crash-${randomUUID().slice(0, 8)}`, kafkaTestSettings);
+    let consumer: Consumer | undefined;
+    try {
+      const [topic, group] = [`packyard.refused-${randomUUID().slice(0, 8)}.events.v1`, `refused-${randomUUID().slice(0, 8)}`];
+      await bus.publish(topic, [{ id: randomUUID(), key: 'repository-1', type: 'Before', data: {} }]);
+      // SyncGroup (API 14) answered INVALID_REQUEST (42), as the mock cluster did under a rebalance storm in the cluster test
+      await own.failNextRequest(14, 42);
+      const seen: string[] = [];
+      consumer = await bus.subscribe({ group, topics: [topic] }, async (m) => void seen.push(m.type));
+      await bus.publish(topic, [{ id: randomUUID(), key: 'repository-1', type: 'After', data: {} }]);
+      await expect.poll(() => seen, { timeout: 40_000, interval: 100 }).toEqual(['Before', 'After']);
+    } finally {
+      await consumer?.stop();
+      await bus.close();
+      await own.stop();
+    }
   }, 60_000);
 });

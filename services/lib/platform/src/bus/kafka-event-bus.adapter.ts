@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type Consumer as KafkaConsumer, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type Consumer as KafkaConsumer, type EachMessagePayload, type Producer } from 'kafkajs';
 import { backoffDelay, Pause } from '../eventsourcing/pause';
 import { deadLetter } from './dead-letter';
 import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type RetryPolicy } from './event-bus.port';
@@ -80,12 +80,6 @@ export class KafkaEventBus implements EventBus {
   async subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>): Promise<Consumer> {
     const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     await this.ensureTopics([...options.topics, ...options.topics.map(deadLetterTopicOf)]);
-    const consumer = this.kafka.consumer({
-      groupId: options.group,
-      sessionTimeout: this.settings.sessionTimeoutMs,
-      heartbeatInterval: this.settings.heartbeatIntervalMs,
-      maxWaitTimeInMs: this.settings.maxWaitMs,
-    });
     const backoff = new Pause();
     let stopped = false;
     const recent = new Set<string>();
@@ -94,42 +88,79 @@ export class KafkaEventBus implements EventBus {
       if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value!);
     };
 
-    await consumer.connect();
-    await consumer.subscribe({ topics: options.topics, fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ topic, partition, message: record, heartbeat }) => {
-        const message = JSON.parse(record.value!.toString()) as BusMessage;
-        if (!recent.has(message.id)) {
-          for (let attempts = 1; ; attempts++) {
-            try {
-              await handler(message, topic);
+    const eachMessage = (consumer: KafkaConsumer) => async ({ topic, partition, message: record, heartbeat }: EachMessagePayload) => {
+      const message = JSON.parse(record.value!.toString()) as BusMessage;
+      if (!recent.has(message.id)) {
+        for (let attempts = 1; ; attempts++) {
+          try {
+            await handler(message, topic);
+            break;
+          } catch (error) {
+            if (attempts >= maxAttempts) {
+              await this.publish(deadLetterTopicOf(topic), [deadLetter(message, topic, options.group, { failed: true, error, attempts })]);
               break;
-            } catch (error) {
-              if (attempts >= maxAttempts) {
-                await this.publish(deadLetterTopicOf(topic), [deadLetter(message, topic, options.group, { failed: true, error, attempts })]);
-                break;
-              }
-              await backoff.for(backoffDelay(attempts, this.settings.retry.initialDelayMs, this.settings.retry.maxDelayMs));
-              // leaving without a commit: the next owner of the partition redelivers
-              if (stopped) throw new Error('consumer stopping', { cause: error });
-              await heartbeat();
             }
+            await backoff.for(backoffDelay(attempts, this.settings.retry.initialDelayMs, this.settings.retry.maxDelayMs));
+            // leaving without a commit: the next owner of the partition redelivers
+            if (stopped) throw new Error('consumer stopping', { cause: error });
+            await heartbeat();
           }
-          remember(message.id);
         }
-        await consumer.commitOffsets([{ topic, partition, offset: (BigInt(record.offset) + 1n).toString() }]);
-      },
-    });
-    this.consumers.add(consumer);
+        remember(message.id);
+      }
+      await consumer.commitOffsets([{ topic, partition, offset: (BigInt(record.offset) + 1n).toString() }]);
+    };
+
+    let current: KafkaConsumer | undefined;
+    let restarting: NodeJS.Timeout | undefined;
+    let crashesInARow = 0;
+    const startAgain = (why: string) => {
+      crashesInARow += 1;
+      const delayMs = backoffDelay(crashesInARow, this.settings.retry.initialDelayMs, this.settings.retry.maxDelayMs);
+      console.error(`bus consumer ${options.group} stopped (${why}); a new one joins in ${delayMs} ms`);
+      restarting = setTimeout(() => void start().catch((error: unknown) => startAgain((error as Error).message)), delayMs);
+    };
+    const start = async (): Promise<void> => {
+      const consumer = this.kafka.consumer({
+        groupId: options.group,
+        sessionTimeout: this.settings.sessionTimeoutMs,
+        heartbeatInterval: this.settings.heartbeatIntervalMs,
+        maxWaitTimeInMs: this.settings.maxWaitMs,
+      });
+      current = consumer;
+      this.consumers.add(consumer);
+      // kafkajs restarts a consumer only after a retriable error; after any other (a broker
+      // answering a group request with an error it deems final) it stays disconnected while
+      // the process looks healthy, and the module would hear nothing more: start a new one
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        if (payload.restart || stopped) return;
+        this.consumers.delete(consumer);
+        startAgain(payload.error.message);
+      });
+      // the group took this consumer back: later crashes start counting again
+      consumer.on(consumer.events.GROUP_JOIN, () => (crashesInARow = 0));
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topics: options.topics, fromBeginning: true });
+        await consumer.run({ autoCommit: false, eachMessage: eachMessage(consumer) });
+      } catch (error) {
+        this.consumers.delete(consumer);
+        await consumer.disconnect().catch(() => undefined);
+        throw error;
+      }
+    };
+    await start();
     this.stopping.add(backoff);
     return {
       stop: async () => {
         stopped = true;
+        clearTimeout(restarting);
         backoff.interrupt();
         this.stopping.delete(backoff);
-        this.consumers.delete(consumer);
-        await consumer.disconnect();
+        if (current) {
+          this.consumers.delete(current);
+          await current.disconnect();
+        }
       },
     };
   }

@@ -9,6 +9,8 @@ import { spawnDaemon, toolsUnavailable, waitFor } from './daemon';
 export interface RunningKafkaBroker {
   /** bootstrap servers, host:port */
   brokers: string[];
+  /** the next request of that Kafka API (e.g. 14, SyncGroup) is answered with that error code (e.g. 42, INVALID_REQUEST) */
+  failNextRequest(apiKey: number, errorCode: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -52,7 +54,13 @@ export async function startKafkaBroker(options: { dir?: string; brokers?: number
   const daemon = spawnDaemon('kafka-mock-broker', binary, [String(options.brokers ?? 3)]);
   try {
     const line = await waitFor('the mock broker to print its bootstrap servers', async () => /^(\S+)\n/.exec(daemon.output())?.[1], Date.now() + (options.timeoutMs ?? 10_000), [daemon]);
-    return { brokers: line.split(','), stop: () => daemon.stop() };
+    const failNextRequest = async (apiKey: number, errorCode: number) => {
+      const said = `failing the next request of API ${apiKey} with error ${errorCode}\n`;
+      const before = daemon.output().split(said).length;
+      daemon.child.stdin!.write(`fail ${apiKey} ${errorCode}\n`);
+      await waitFor('the mock broker to take the error', async () => daemon.output().split(said).length > before || undefined, Date.now() + 5_000, [daemon]);
+    };
+    return { brokers: line.split(','), failNextRequest, stop: () => daemon.stop() };
   } catch (error) {
     await daemon.stop();
     throw error;

@@ -3,6 +3,8 @@
  * It is NOT Apache Kafka: it has no controller (CreateTopics fails; topics are created
  * on first produce or metadata request) and lacks some admin APIs. It prints its
  * bootstrap servers on one line, then serves until stdin closes or a signal arrives.
+ * A line "fail <api key> <error code>" on stdin makes the next request of that API fail
+ * with that error (librdkafka's error injection), for tests of what clients do then.
  *
  *   gcc -O2 -o kafka-mock-broker kafka-mock-broker.c -lrdkafka
  *   kafka-mock-broker [brokers]
@@ -41,8 +43,23 @@ int main(int argc, char **argv) {
   sigaction(SIGINT, &action, NULL);
   sigaction(SIGTERM, &action, NULL);
   /* stdin closing means the parent went away, even if it could not send a signal */
+  char line[128];
+  size_t length = 0;
   char byte;
-  while (!stopping && read(STDIN_FILENO, &byte, 1) > 0) {}
+  while (!stopping && read(STDIN_FILENO, &byte, 1) > 0) {
+    if (byte != '\n') {
+      if (length < sizeof line - 1) line[length++] = byte;
+      continue;
+    }
+    line[length] = '\0';
+    length = 0;
+    int api_key, error_code;
+    if (sscanf(line, "fail %d %d", &api_key, &error_code) == 2) {
+      rd_kafka_mock_push_request_errors(cluster, (int16_t)api_key, 1, (rd_kafka_resp_err_t)error_code);
+      printf("failing the next request of API %d with error %d\n", api_key, error_code);
+      fflush(stdout);
+    }
+  }
   rd_kafka_mock_cluster_destroy(cluster);
   rd_kafka_destroy(handle);
   return 0;

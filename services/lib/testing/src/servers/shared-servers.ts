@@ -10,7 +10,8 @@ declare module 'vitest' {
 }
 
 export type SharedServer = 'radosgw' | 'kafka';
-type Address<T> = Omit<T, 'stop'>;
+/** what crosses to the test files: the server's address, not its methods (stop, error injection) */
+type Address<T> = { [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]: T[K] };
 /** the server's address, or why it cannot exist here (the suite then skips with that reason) */
 export type Shared<T> = { server: Address<T>; skip?: undefined } | { server?: undefined; skip: string };
 
