@@ -63,9 +63,8 @@ export const auditLogProjection: Projection = {
       if (own?.type === 'WorkspaceCreated') {
         const { data } = own;
         await names.upsert({ id: nameKey('workspace', data.workspaceId), name: data.name, ownerId: data.ownerId });
-      }
-      // a deleted workspace can be restored with its log until it is purged
-      else if ((own?.type === 'WorkspaceDeleted' && wasPurgedAtOnce(own.data)) || own?.type === 'WorkspacePurged') {
+      } else if ((own?.type === 'WorkspaceDeleted' && wasPurgedAtOnce(own.data)) || own?.type === 'WorkspacePurged') {
+        // gone for good; a deleted workspace can be restored with its log until it is purged
         await names.delete(nameKey('workspace', own.data.workspaceId));
       }
       return;
