@@ -1,8 +1,8 @@
 import type { ServiceImplementation } from 'nice-grpc';
-import { handleCommand, invalid, isServiceCaller, notFound, type CallerContext, type EventSourcing, type PackyardClient } from '@packyard/platform';
+import { decodeEvent, handleCommand, invalid, isServiceCaller, notFound, type CallerContext, type EventSourcing, type PackyardClient } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
-import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { bucketKeys, DOWNLOAD_BUCKETS, type DownloadBucketDocument, type DownloadPeriod, BUCKETS_KEPT } from '../downloads/download-buckets';
 import { downloadSeries, downloadSummary, type SeriesGrouping } from '../downloads/download-statistics';
@@ -128,11 +128,11 @@ export function artifactHandlers(
     async getPackage(request, { caller }) {
       const repository = await repositoryOf(request.workspaceId, request.repositoryId, caller);
       const doc = await packageOf(repository.id, request.packageId);
-      const uploaded = (await es.events.readStream(doc.stream)).find((event) => event.type === 'PackageUploaded' && (event.data as PackageUploaded).packageId === doc.id);
+      const uploaded = (await es.events.readStream(doc.stream)).map((event) => decodeEvent(event, { PackageUploaded })).find((event) => event?.data.packageId === doc.id);
       if (!uploaded) throw notFound('PACKYARD_ARTIFACT_PACKAGE_NOT_FOUND', 'Package not found');
       const versions = await packages.find({ repositoryId: repository.id, name: doc.name }, { sort: { field: 'publishedAt', direction: -1 } });
       const distributions = versions.filter((other) => other.version === doc.version && other.architecture === doc.architecture).map((other) => other.distribution);
-      return { ...detailsFromUpload(uploaded.data as PackageUploaded), package: toPackage(doc), versions: versions.map(toPackage), distributions: [...new Set(distributions)].sort() };
+      return { ...detailsFromUpload(uploaded.data), package: toPackage(doc), versions: versions.map(toPackage), distributions: [...new Set(distributions)].sort() };
     },
 
     async getPackageDownloads(request, { caller }) {

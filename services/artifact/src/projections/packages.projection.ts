@@ -1,6 +1,6 @@
-import { isInboxEvent, type Projection } from '@packyard/platform';
+import { decodeEvent, isInboxEvent, type Projection } from '@packyard/platform';
 import type { Package } from '@packyard/proto/packyard/artifact/v1/artifact';
-import type { PackageDeleted, PackageDownloaded, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { PackageDeleted, PackageDownloaded, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { countDownload, DOWNLOAD_BUCKETS, type DownloadBucketDocument } from '../downloads/download-buckets';
 
 export interface PackageDocument {
@@ -58,6 +58,8 @@ export const toPackage = (doc: PackageDocument): Package => ({
   sha256: doc.sha256,
 });
 
+const FOLLOWED = { PackageUploaded, PackageDeleted, PackageDownloaded };
+
 /**
  * The stored packages (what the API lists and what keeps blobs alive), with their
  * downloads counted from delivery's PackageDownloaded events (recorded in the inbox):
@@ -66,15 +68,17 @@ export const toPackage = (doc: PackageDocument): Package => ({
 export const packagesProjection: Projection = {
   name: 'packages',
   collections: [PACKAGES, SOURCE_FILES, DOWNLOAD_BUCKETS],
-  async handle(event, readModels) {
+  async handle(recorded, readModels) {
+    const event = decodeEvent(recorded, FOLLOWED);
+    if (!event) return;
     const packages = readModels.collection<PackageDocument>(PACKAGES);
     const buckets = readModels.collection<DownloadBucketDocument>(DOWNLOAD_BUCKETS);
     switch (event.type) {
       case 'PackageUploaded': {
-        const data = event.data as PackageUploaded;
+        const data = event.data;
         await packages.upsert({
           id: data.packageId,
-          stream: event.stream,
+          stream: recorded.stream,
           repositoryId: data.repositoryId,
           workspaceId: data.workspaceId,
           ownerId: data.ownerId,
@@ -100,20 +104,20 @@ export const packagesProjection: Projection = {
       }
       case 'PackageDeleted': {
         // a package's statistics and its source files' references go with it: they stay bounded by the packages stored
-        const { packageId } = event.data as PackageDeleted;
+        const { packageId } = event.data;
         await packages.delete(packageId);
         await buckets.deleteMany({ packageId });
         await readModels.collection<SourceFileDocument>(SOURCE_FILES).deleteMany({ packageId });
         return;
       }
       case 'PackageDownloaded': {
-        if (!isInboxEvent(event.stream, 'delivery') && !isInboxEvent(event.stream, 'artifact')) return;
-        const data = event.data as PackageDownloaded;
+        if (!isInboxEvent(recorded.stream, 'delivery') && !isInboxEvent(recorded.stream, 'artifact')) return;
+        const data = event.data;
         const doc = await packages.get(data.packageId);
-        if (!doc || (doc.downloadsPosition ?? 0) >= event.position) return;
+        if (!doc || (doc.downloadsPosition ?? 0) >= recorded.position) return;
         const lastDownloadedAt = data.downloadedAt && (!doc.lastDownloadedAt || data.downloadedAt > doc.lastDownloadedAt) ? data.downloadedAt : doc.lastDownloadedAt;
-        await countDownload(buckets, doc, data, event.position);
-        await packages.upsert({ ...doc, downloads: doc.downloads + Math.max(1, data.count || 1), downloadsPosition: event.position, ...(lastDownloadedAt ? { lastDownloadedAt } : {}) });
+        await countDownload(buckets, doc, data, recorded.position);
+        await packages.upsert({ ...doc, downloads: doc.downloads + Math.max(1, data.count || 1), downloadsPosition: recorded.position, ...(lastDownloadedAt ? { lastDownloadedAt } : {}) });
         return;
       }
     }

@@ -1,5 +1,5 @@
-import type { Projection } from '@packyard/platform';
-import type { RetentionPolicySetData } from '../retention/retention.events';
+import { decodeEvent, type Projection } from '@packyard/platform';
+import { RetentionPolicySet } from '@packyard/proto/packyard/artifact/v1/events';
 
 export interface RetentionPolicyDocument {
   /** the repository id */
@@ -15,8 +15,9 @@ export const retentionPoliciesProjection: Projection = {
   name: 'retention-policies',
   collections: [RETENTION_POLICIES],
   async handle(event, readModels) {
-    if (event.type !== 'RetentionPolicySet') return;
-    const data = event.data as RetentionPolicySetData;
+    const decoded = decodeEvent(event, { RetentionPolicySet });
+    if (!decoded) return;
+    const { data } = decoded;
     await readModels.collection<RetentionPolicyDocument>(RETENTION_POLICIES).upsert({ id: data.repositoryId, keepVersions: data.keepVersions, keepDownloadedDays: data.keepDownloadedDays });
   },
 };

@@ -1,6 +1,6 @@
-import { handleCommand, PackyardError, type BusMessage, type EventSourcing, type Reaction } from '@packyard/platform';
+import { decodeEvent, handleCommand, PackyardError, type BusMessage, type EventSourcing, type Reaction } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
-import type { RepositoryPurged } from '@packyard/proto/packyard/repository/v1/events';
+import { RepositoryPurged } from '@packyard/proto/packyard/repository/v1/events';
 import { packageDecider } from '../packages/package.decider';
 import { isPackageIntegrationEvent } from '../packages/package.events';
 import { PACKAGES, type PackageDocument } from '../projections/packages.projection';
@@ -16,8 +16,9 @@ import { blobKeysOf, releaseBlobsIfUnused } from '../uploads/blob-references';
 export const repositoryPurgedReaction = (running: () => EventSourcing, blobs: BlobStore): Reaction => ({
   contexts: ['repository'],
   async handle(message: BusMessage) {
-    if (message.type !== 'RepositoryPurged') return;
-    const { repositoryId, purgedAt } = message.data as RepositoryPurged;
+    const event = decodeEvent(message, { RepositoryPurged });
+    if (!event) return;
+    const { repositoryId, purgedAt } = event.data;
     const es = running();
     const packages = es.readModels.collection<PackageDocument>(PACKAGES);
     let lastPosition = 0;

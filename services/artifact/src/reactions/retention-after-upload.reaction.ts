@@ -1,6 +1,6 @@
-import { serviceCaller, type BusMessage, type EventSourcing, type Reaction } from '@packyard/platform';
+import { decodeEvent, serviceCaller, type BusMessage, type EventSourcing, type Reaction } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
-import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { applyRetention } from '../retention/apply-retention';
 
 /**
@@ -10,8 +10,9 @@ import { applyRetention } from '../retention/apply-retention';
 export const retentionAfterUploadReaction = (running: () => EventSourcing, blobs: BlobStore): Reaction => ({
   contexts: ['artifact'],
   async handle(message: BusMessage) {
-    if (message.type !== 'PackageUploaded') return;
-    const { repositoryId } = message.data as PackageUploaded;
+    const event = decodeEvent(message, { PackageUploaded });
+    if (!event) return;
+    const { repositoryId } = event.data;
     await applyRetention(running(), blobs, repositoryId, { dryRun: false, now: new Date(), metadata: { causationId: message.id, caller: serviceCaller('artifact') } });
   },
 });

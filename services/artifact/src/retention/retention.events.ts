@@ -3,7 +3,6 @@ import type { RetentionPolicySet as RetentionPolicySetData } from '@packyard/pro
 
 export type RetentionPolicySet = DomainEvent<'RetentionPolicySet', RetentionPolicySetData>;
 export type RetentionEvent = RetentionPolicySet;
-export type { RetentionPolicySetData };
 
 /** one short stream per repository: the policy changes rarely and is read from a projection */
 export const retentionStream = (repositoryId: string) => `retention-${repositoryId}`;

@@ -1,5 +1,5 @@
-import type { Projection } from '@packyard/platform';
-import type { UserDeleted, UserTokenCreated, UserTokenDeleted } from '../user/user.events';
+import { decodeEvent, type Projection } from '@packyard/platform';
+import { UserDeleted, UserTokenCreated, UserTokenDeleted } from '@packyard/proto/packyard/identity/v1/events';
 
 /** a user API key by the SHA-256 of its value: how a presented key is found */
 export interface UserTokenDocument {
@@ -11,18 +11,21 @@ export interface UserTokenDocument {
 
 export const USER_TOKENS = 'user_tokens';
 
+const FOLLOWED = { UserTokenCreated, UserTokenDeleted, UserDeleted };
+
 export const userTokensProjection: Projection = {
   name: 'user-tokens',
   collections: [USER_TOKENS],
   async handle(event, readModels) {
     const tokens = readModels.collection<UserTokenDocument>(USER_TOKENS);
-    if (event.type === 'UserTokenCreated') {
-      const { tokenHash, tokenId, userId, scopes } = event.data as UserTokenCreated['data'];
+    const decoded = decodeEvent(event, FOLLOWED);
+    if (decoded?.type === 'UserTokenCreated') {
+      const { tokenHash, tokenId, userId, scopes } = decoded.data;
       await tokens.upsert({ id: tokenHash, tokenId, userId, scopes });
-    } else if (event.type === 'UserTokenDeleted') {
-      await tokens.deleteMany({ tokenId: (event.data as UserTokenDeleted['data']).tokenId });
-    } else if (event.type === 'UserDeleted') {
-      await tokens.deleteMany({ userId: (event.data as UserDeleted['data']).userId });
+    } else if (decoded?.type === 'UserTokenDeleted') {
+      await tokens.deleteMany({ tokenId: decoded.data.tokenId });
+    } else if (decoded?.type === 'UserDeleted') {
+      await tokens.deleteMany({ userId: decoded.data.userId });
     }
   },
 };

@@ -1,5 +1,10 @@
 import type { DomainEvent } from '@packyard/platform';
-import type { UserDeleted as UserDeletedData, UserRegistered as UserRegisteredData } from '@packyard/proto/packyard/identity/v1/events';
+import type {
+  UserDeleted as UserDeletedData,
+  UserRegistered as UserRegisteredData,
+  UserTokenCreated as UserTokenCreatedData,
+  UserTokenDeleted as UserTokenDeletedData,
+} from '@packyard/proto/packyard/identity/v1/events';
 
 export const TIMEZONES = ['UTC', 'America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles', 'Europe/London', 'Europe/Paris', 'Asia/Tokyo'] as const;
 export const THEMES = ['system', 'light', 'dark'] as const;
@@ -34,11 +39,8 @@ export type PasswordSet = DomainEvent<'PasswordSet', { userId: string; passwordH
 export type PasswordChanged = DomainEvent<'PasswordChanged', { userId: string; passwordHash: string; at: string }>;
 export type IdentityLinked = DomainEvent<'IdentityLinked', { userId: string; issuer: string; subject: string; email: string; at: string }>;
 export type ProfileUpdated = DomainEvent<'ProfileUpdated', { userId: string; changes: Partial<ProfileSettings>; at: string }>;
-export type UserTokenCreated = DomainEvent<
-  'UserTokenCreated',
-  { userId: string; tokenId: string; name: string; scopes: string[]; tokenHash: string; createdAt: string }
->;
-export type UserTokenDeleted = DomainEvent<'UserTokenDeleted', { userId: string; tokenId: string; at: string }>;
+export type UserTokenCreated = DomainEvent<'UserTokenCreated', UserTokenCreatedData>;
+export type UserTokenDeleted = DomainEvent<'UserTokenDeleted', UserTokenDeletedData>;
 
 /** the TOTP secret is sealed with the master key; recovery codes are kept as SHA-256 hashes */
 export type TwoFactorEnabled = DomainEvent<'TwoFactorEnabled', { userId: string; sealedSecret: string; recoveryCodeHashes: string[]; at: string }>;

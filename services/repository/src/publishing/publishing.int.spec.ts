@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeEvent, type RecordedEvent } from '@packyard/platform';
 import { IndexPublished, PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
 import { BUILD_CHECKPOINT } from './build-scheduler';
 import { publicationStream } from './publication.events';
 import { PUBLISHABLE_PACKAGES } from '../packages/publishable-packages.projection';
 import { indexBlobPrefix } from './generation.workflow';
 import { recordOwn, recordUploaded, RIG_REPOSITORIES_STREAM, seedRepository, startPublishingRig, syntheticDeb, type PublishingRig } from './testing/publishing-rig';
+
+const lastPublished = (events: RecordedEvent[]): IndexPublished => events.flatMap((event) => decodeEvent(event, { IndexPublished }) ?? []).at(-1)!.data;
 
 const PACKAGES = 2_000;
 
@@ -34,7 +37,7 @@ describe('publishing a distribution of many packages', () => {
 
   const published = async (distribution: string): Promise<IndexPublished> => {
     const events = await rig.es.events.readStream(publicationStream(repositoryId, distribution));
-    return events.filter((event) => event.type === 'IndexPublished').at(-1)!.data as IndexPublished;
+    return lastPublished(events);
   };
 
   it('keeps IndexPublished as small as for an empty distribution: it names the manifest, which lists the files', async () => {
@@ -165,7 +168,7 @@ describe('publishing what else a repository is made of', () => {
 
   const manifestPaths = async (repositoryId: string, distribution: string) => {
     const events = await rig.es.events.readStream(publicationStream(repositoryId, distribution));
-    const published = events.filter((event) => event.type === 'IndexPublished').at(-1)!.data as IndexPublished;
+    const published = lastPublished(events);
     return PublicationManifest.decode(await buffer(await rig.blobs.get(published.manifest!.blobKey))).files.map((file) => file.path);
   };
 

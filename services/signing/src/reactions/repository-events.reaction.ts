@@ -1,6 +1,8 @@
-import type { BusMessage, Reaction } from '@packyard/platform';
-import type { RepositoryCreated, RepositoryPurged } from '@packyard/proto/packyard/repository/v1/events';
+import { decodeEvent, type BusMessage, type Reaction } from '@packyard/platform';
+import { RepositoryCreated, RepositoryPurged } from '@packyard/proto/packyard/repository/v1/events';
 import type { KeyRing } from '../keys/key-ring';
+
+const FOLLOWED = { RepositoryCreated, RepositoryPurged };
 
 /**
  * RepositoryCreated → generate the repository's key right away (3–7 s), so it is ready
@@ -10,14 +12,15 @@ import type { KeyRing } from '../keys/key-ring';
 export const repositoryEventsReaction = (keys: KeyRing): Reaction => ({
   contexts: ['repository'],
   async handle(message: BusMessage) {
-    if (message.type === 'RepositoryCreated') {
-      const data = message.data as RepositoryCreated;
+    const event = decodeEvent(message, FOLLOWED);
+    if (event?.type === 'RepositoryCreated') {
+      const { data } = event;
       await keys.ensureKey(data.repositoryId, {
         name: `Packyard ${data.workspaceSlug}/${data.name}`,
         email: `repository-${data.repositoryId}@packyard.invalid`,
       });
-    } else if (message.type === 'RepositoryPurged') {
-      await keys.destroy((message.data as RepositoryPurged).repositoryId);
+    } else if (event?.type === 'RepositoryPurged') {
+      await keys.destroy(event.data.repositoryId);
     }
   },
 });

@@ -1,5 +1,5 @@
-import { handleCommand, type BusMessage, type EventStore, type ReadModelStore, type Reaction } from '@packyard/platform';
-import type { AccessTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
+import { decodeEvent, handleCommand, type BusMessage, type EventStore, type ReadModelStore, type Reaction } from '@packyard/platform';
+import { AccessTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
 import { REPO_TOKEN_REVEALS, type RepoTokenRevealDocument } from '../projections/tokens.projection';
 import { repoTokenDecider } from '../tokens/repo-token.decider';
 import { isIntegration, repoTokenStream } from '../tokens/token.events';
@@ -11,8 +11,9 @@ import { isIntegration, repoTokenStream } from '../tokens/token.events';
 export const accessTokenRevokedReaction = (events: EventStore, readModels: ReadModelStore): Reaction => ({
   contexts: ['token'],
   async handle(message: BusMessage) {
-    if (message.type !== 'AccessTokenRevoked') return;
-    const { tokenId, revokedAt } = message.data as AccessTokenRevoked;
+    const event = decodeEvent(message, { AccessTokenRevoked });
+    if (!event) return;
+    const { tokenId, revokedAt } = event.data;
     const metadata = { causationId: message.id };
     for (const reveal of await readModels.collection<RepoTokenRevealDocument>(REPO_TOKEN_REVEALS).find({ accessTokenId: tokenId })) {
       await handleCommand(events, repoTokenStream(reveal.repoTokenId), repoTokenDecider, { type: 'RevokeRepoToken', tokenId: reveal.repoTokenId, now: revokedAt }, { isIntegration, metadata });

@@ -1,5 +1,5 @@
-import { handleCommand, recordInbox, type BusMessage, type EventStore, type ReadModelStore, type Reaction } from '@packyard/platform';
-import type { RepositoryPurged } from '@packyard/proto/packyard/repository/v1/events';
+import { decodeEvent, handleCommand, recordInbox, type BusMessage, type EventStore, type ReadModelStore, type Reaction } from '@packyard/platform';
+import { RepositoryPurged } from '@packyard/proto/packyard/repository/v1/events';
 import { ACCESS_TOKENS, REPO_TOKENS } from '../projections/tokens.projection';
 import { accessTokenDecider } from '../tokens/access-token.decider';
 import { repoTokenDecider } from '../tokens/repo-token.decider';
@@ -17,8 +17,9 @@ export const repositoryEventsReaction = (events: EventStore, readModels: ReadMod
   contexts: ['repository'],
   async handle(message: BusMessage) {
     if (SUSPENSIONS.has(message.type)) await recordInbox(events, 'repository', message);
-    if (message.type !== 'RepositoryPurged') return;
-    const { repositoryId, purgedAt } = message.data as RepositoryPurged;
+    const event = decodeEvent(message, { RepositoryPurged });
+    if (!event) return;
+    const { repositoryId, purgedAt } = event.data;
     const metadata = { causationId: message.id };
     for (const token of await readModels.collection(REPO_TOKENS).find({ repositoryId })) {
       await handleCommand(events, repoTokenStream(token.id), repoTokenDecider, { type: 'RevokeRepoToken', tokenId: token.id, now: purgedAt }, { isIntegration, metadata });

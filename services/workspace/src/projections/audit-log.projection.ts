@@ -1,10 +1,10 @@
-import { isInboxEvent, type Caller, type Projection, type ReadModelStore, type RecordedEvent } from '@packyard/platform';
+import { decodeEvent, isInboxEvent, type Caller, type Projection, type ReadModelStore, type RecordedEvent } from '@packyard/platform';
 import type { AuditEntry } from '@packyard/proto/packyard/workspace/v1/workspace';
-import type { PackageCopied, PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { UserRegistered } from '@packyard/proto/packyard/identity/v1/events';
-import type { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
-import type { AccessTokenCreated, AccessTokenRevoked, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
-import type { WorkspaceCreated, WorkspaceDeleted, WorkspacePurged } from '@packyard/proto/packyard/workspace/v1/events';
+import { PackageCopied, PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { UserRegistered } from '@packyard/proto/packyard/identity/v1/events';
+import { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
+import { AccessTokenCreated, AccessTokenRevoked, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
+import { WorkspaceCreated, WorkspaceDeleted, WorkspacePurged } from '@packyard/proto/packyard/workspace/v1/events';
 import { wasPurgedAtOnce } from '../workspaces/workspace.events';
 
 export interface AuditEntryDocument extends AuditEntry {
@@ -26,6 +26,24 @@ interface NamedDocument {
 export const AUDIT_ENTRIES = 'audit-entries';
 const AUDIT_NAMES = 'audit-names';
 
+const OWN = { WorkspaceCreated, WorkspaceDeleted, WorkspacePurged };
+const FROM_OUTSIDE = {
+  UserRegistered,
+  RepositoryCreated,
+  RepositoryDeleted,
+  RepositoryRestored,
+  RepositoryPurged,
+  PackageUploaded,
+  PackageCopied,
+  // a promotion is a copy that moves: the same message
+  PackagePromoted: PackageCopied,
+  PackageDeleted,
+  RepoTokenCreated,
+  RepoTokenRevoked,
+  AccessTokenCreated,
+  AccessTokenRevoked,
+};
+
 const nameKey = (kind: 'user' | 'token' | 'repository' | 'workspace', id: string) => `${kind}:${id}`;
 
 /**
@@ -38,38 +56,35 @@ const nameKey = (kind: 'user' | 'token' | 'repository' | 'workspace', id: string
 export const auditLogProjection: Projection = {
   name: 'audit-log',
   collections: [AUDIT_ENTRIES, AUDIT_NAMES],
-  async handle(event, readModels) {
+  async handle(recorded, readModels) {
     const names = readModels.collection<NamedDocument>(AUDIT_NAMES);
-    const fromOutside = isInboxEvent(event.stream);
-    if (!fromOutside && event.type === 'WorkspaceCreated') {
-      const data = event.data as WorkspaceCreated;
-      await names.upsert({ id: nameKey('workspace', data.workspaceId), name: data.name, ownerId: data.ownerId });
+    if (!isInboxEvent(recorded.stream)) {
+      const own = decodeEvent(recorded, OWN);
+      if (own?.type === 'WorkspaceCreated') {
+        const { data } = own;
+        await names.upsert({ id: nameKey('workspace', data.workspaceId), name: data.name, ownerId: data.ownerId });
+      } else if ((own?.type === 'WorkspaceDeleted' && wasPurgedAtOnce(own.data)) || own?.type === 'WorkspacePurged') {
+        // gone for good; a deleted workspace can be restored with its log until it is purged
+        await names.delete(nameKey('workspace', own.data.workspaceId));
+      }
       return;
     }
-    // a deleted workspace can be restored with its log until it is purged
-    if (!fromOutside && event.type === 'WorkspaceDeleted' && wasPurgedAtOnce(event.data as WorkspaceDeleted)) {
-      await names.delete(nameKey('workspace', (event.data as WorkspaceDeleted).workspaceId));
-      return;
-    }
-    if (!fromOutside && event.type === 'WorkspacePurged') {
-      await names.delete(nameKey('workspace', (event.data as WorkspacePurged).workspaceId));
-      return;
-    }
-    if (!fromOutside) return;
+    const event = decodeEvent(recorded, FROM_OUTSIDE);
+    if (!event) return;
     const entries = readModels.collection<AuditEntryDocument>(AUDIT_ENTRIES);
-    const record = (workspaceId: string, entry: EntryFields) => recordEntry(readModels, event, workspaceId, entry);
+    const record = (workspaceId: string, entry: EntryFields) => recordEntry(readModels, recorded, workspaceId, entry);
     const repositoryName = async (id: string) => (await names.get(nameKey('repository', id)))?.name ?? id;
     const packageTarget = async (p: { name: string; version: string; architecture: string; distribution: string; repositoryId: string }) =>
       `${p.name} ${p.version} (${p.architecture}, ${p.distribution}) in ${await repositoryName(p.repositoryId)}`;
 
     switch (event.type) {
       case 'UserRegistered': {
-        const data = event.data as UserRegistered;
+        const { data } = event;
         await names.upsert({ id: nameKey('user', data.userId), name: data.email });
         return;
       }
       case 'RepositoryCreated': {
-        const data = event.data as RepositoryCreated;
+        const { data } = event;
         await names.upsert({ id: nameKey('repository', data.repositoryId), name: data.name, workspaceId: data.workspaceId });
         await record(data.workspaceId, { action: 'repository.created', target: data.name, repositoryId: data.repositoryId, reason: '' });
         return;
@@ -77,19 +92,19 @@ export const auditLogProjection: Projection = {
       case 'RepositoryDeleted':
       case 'RepositoryRestored':
       case 'RepositoryPurged': {
-        const data = event.data as RepositoryDeleted | RepositoryRestored | RepositoryPurged;
+        const { data } = event;
         const action = { RepositoryDeleted: 'repository.deleted', RepositoryRestored: 'repository.restored', RepositoryPurged: 'repository.purged' }[event.type];
         await record(data.workspaceId, { action, target: await repositoryName(data.repositoryId), repositoryId: data.repositoryId, reason: '' });
         return;
       }
       case 'PackageUploaded': {
-        const data = event.data as PackageUploaded;
+        const { data } = event;
         await record(data.workspaceId, { action: 'package.uploaded', target: await packageTarget(data), repositoryId: data.repositoryId, reason: '', packageId: data.packageId });
         return;
       }
       case 'PackageCopied':
       case 'PackagePromoted': {
-        const data = event.data as PackageCopied;
+        const { data } = event;
         const from = await repositoryName(data.sourceRepositoryId);
         // a copy's PackageUploaded came first (same stream, same order); this entry says more
         await entries.deleteMany({ packageId: data.packageId });
@@ -103,7 +118,7 @@ export const auditLogProjection: Projection = {
         return;
       }
       case 'PackageDeleted': {
-        const data = event.data as PackageDeleted;
+        const { data } = event;
         // a promotion's source deletion is part of the promotion entry
         if (data.reason === 'promoted') return;
         const [entered] = await entries.find({ packageId: data.packageId }, { limit: 1 });
@@ -113,9 +128,9 @@ export const auditLogProjection: Projection = {
       }
       case 'RepoTokenCreated':
       case 'RepoTokenRevoked': {
-        const data = event.data as RepoTokenCreated & RepoTokenRevoked;
+        const { data } = event;
         const repository = await names.get(nameKey('repository', data.repositoryId));
-        if (event.type === 'RepoTokenCreated') await names.upsert({ id: nameKey('token', data.tokenId), name: data.name });
+        if (event.type === 'RepoTokenCreated') await names.upsert({ id: nameKey('token', data.tokenId), name: event.data.name });
         if (!repository?.workspaceId) return;
         const token = (await names.get(nameKey('token', data.tokenId)))?.name ?? data.tokenId;
         await record(repository.workspaceId, {
@@ -128,8 +143,8 @@ export const auditLogProjection: Projection = {
       }
       case 'AccessTokenCreated':
       case 'AccessTokenRevoked': {
-        const data = event.data as AccessTokenCreated & AccessTokenRevoked;
-        if (event.type === 'AccessTokenCreated') await names.upsert({ id: nameKey('token', data.tokenId), name: data.name });
+        const { data } = event;
+        if (event.type === 'AccessTokenCreated') await names.upsert({ id: nameKey('token', data.tokenId), name: event.data.name });
         const token = (await names.get(nameKey('token', data.tokenId)))?.name ?? data.tokenId;
         for (const workspace of (await names.find({ ownerId: data.ownerId })).filter((doc) => doc.id.startsWith('workspace:'))) {
           await record(workspace.id.slice('workspace:'.length), {

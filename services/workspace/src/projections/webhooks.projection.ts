@@ -1,11 +1,21 @@
-import { isInboxEvent, type Collection, type Projection } from '@packyard/platform';
-import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { RepositoryCreated } from '@packyard/proto/packyard/repository/v1/events';
-import type { AccessTokenCreated, RepoTokenCreated } from '@packyard/proto/packyard/token/v1/events';
-import type { WorkspaceDeleted, WorkspacePurged } from '@packyard/proto/packyard/workspace/v1/events';
+import { decodeEvent, isInboxEvent, type Collection, type Projection } from '@packyard/platform';
+import { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { RepositoryCreated } from '@packyard/proto/packyard/repository/v1/events';
+import { AccessTokenCreated, RepoTokenCreated } from '@packyard/proto/packyard/token/v1/events';
+import {
+  WebhookCreated,
+  WebhookDeleted,
+  WebhookDeliveryAttempted,
+  WebhookDeliveryCancelled,
+  WebhookDeliveryReleased,
+  WebhookDeliveryScheduled,
+  WebhookRedeliveryRequested,
+  WebhookUpdated,
+  WorkspaceDeleted,
+  WorkspacePurged,
+} from '@packyard/proto/packyard/workspace/v1/events';
 import type { WebhookAttempt } from '@packyard/proto/packyard/workspace/v1/webhooks';
 import type { DeliveryStatus } from '../webhooks/webhook-delivery.decider';
-import type { WebhookDeliveryEvent, WebhookEvent } from '../webhooks/webhook.events';
 import { wasPurgedAtOnce } from '../workspaces/workspace.events';
 
 export interface WebhookDocument {
@@ -63,25 +73,40 @@ export const WEBHOOKS = 'webhooks';
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
 export const WEBHOOK_SUBJECTS = 'webhook_subjects';
 
+const FROM_INBOX = { RepositoryCreated, PackageUploaded, RepoTokenCreated, AccessTokenCreated };
+const OWN = {
+  WorkspaceDeleted,
+  WorkspacePurged,
+  WebhookCreated,
+  WebhookUpdated,
+  WebhookDeleted,
+  WebhookDeliveryScheduled,
+  WebhookDeliveryReleased,
+  WebhookDeliveryAttempted,
+  WebhookDeliveryCancelled,
+  WebhookRedeliveryRequested,
+};
+
 export const subjectKey = (kind: 'repository' | 'package' | 'token', id: string) => `${kind}:${id}`;
 
 /** Webhooks, their deliveries (the delivery log and the sender's queue), and the names their bodies use. */
 export const webhooksProjection: Projection = {
   name: 'webhooks',
   collections: [WEBHOOKS, WEBHOOK_DELIVERIES, WEBHOOK_SUBJECTS],
-  async handle(event, readModels) {
+  async handle(recorded, readModels) {
     const webhooks = readModels.collection<WebhookDocument>(WEBHOOKS);
     const deliveries = readModels.collection<WebhookDeliveryDocument>(WEBHOOK_DELIVERIES);
     const subjects = readModels.collection<WebhookSubjectDocument>(WEBHOOK_SUBJECTS);
-    if (isInboxEvent(event.stream)) {
-      switch (event.type) {
+    if (isInboxEvent(recorded.stream)) {
+      const event = decodeEvent(recorded, FROM_INBOX);
+      switch (event?.type) {
         case 'RepositoryCreated': {
-          const data = event.data as RepositoryCreated;
+          const { data } = event;
           await subjects.upsert({ id: subjectKey('repository', data.repositoryId), name: data.name, workspaceId: data.workspaceId, kind: data.kind, codename: data.codename, component: data.component });
           return;
         }
         case 'PackageUploaded': {
-          const data = event.data as PackageUploaded;
+          const { data } = event;
           await subjects.upsert({
             id: subjectKey('package', data.packageId),
             name: data.name,
@@ -95,7 +120,7 @@ export const webhooksProjection: Projection = {
         }
         case 'RepoTokenCreated':
         case 'AccessTokenCreated': {
-          const data = event.data as RepoTokenCreated | AccessTokenCreated;
+          const { data } = event;
           await subjects.upsert({ id: subjectKey('token', data.tokenId), name: data.name });
           return;
         }
@@ -104,16 +129,16 @@ export const webhooksProjection: Projection = {
     }
     // a workspace's webhooks go when it goes for good (a deletion with a grace period keeps them
     // for a restore; meanwhile the scheduler sends them nothing, as the workspace is hidden)
-    if ((event.type === 'WorkspaceDeleted' && wasPurgedAtOnce(event.data as WorkspaceDeleted)) || event.type === 'WorkspacePurged') {
-      const { workspaceId } = event.data as WorkspaceDeleted | WorkspacePurged;
+    const event = decodeEvent(recorded, OWN);
+    if ((event?.type === 'WorkspaceDeleted' && wasPurgedAtOnce(event.data)) || event?.type === 'WorkspacePurged') {
+      const { workspaceId } = event.data;
       await webhooks.deleteMany({ workspaceId });
       await deliveries.deleteMany({ workspaceId });
       return;
     }
-    const typed = event as unknown as WebhookEvent | WebhookDeliveryEvent;
-    switch (typed.type) {
+    switch (event?.type) {
       case 'WebhookCreated': {
-        const { webhookId, workspaceId, ownerId, url, events, active, sealedSecret, createdAt } = typed.data;
+        const { webhookId, workspaceId, ownerId, url, events, active, sealedSecret, createdAt } = event.data;
         await webhooks.upsert({
           id: webhookId,
           workspaceId,
@@ -123,7 +148,7 @@ export const webhooksProjection: Projection = {
           active,
           sealedSecret,
           createdAt,
-          createdPosition: event.position,
+          createdPosition: recorded.position,
           lastDeliveryStatus: '',
           lastStatusCode: 0,
           lastDeliveryAt: '',
@@ -131,16 +156,16 @@ export const webhooksProjection: Projection = {
         return;
       }
       case 'WebhookUpdated': {
-        const doc = await webhooks.get(typed.data.webhookId);
-        if (doc) await webhooks.upsert({ ...doc, url: typed.data.url, events: typed.data.events, active: typed.data.active });
+        const doc = await webhooks.get(event.data.webhookId);
+        if (doc) await webhooks.upsert({ ...doc, url: event.data.url, events: event.data.events, active: event.data.active });
         return;
       }
       case 'WebhookDeleted':
-        await webhooks.delete(typed.data.webhookId);
-        await deliveries.deleteMany({ webhookId: typed.data.webhookId });
+        await webhooks.delete(event.data.webhookId);
+        await deliveries.deleteMany({ webhookId: event.data.webhookId });
         return;
       case 'WebhookDeliveryScheduled': {
-        const data = typed.data;
+        const data = event.data;
         const status: DeliveryStatus = data.awaitsPackageId ? 'awaiting-publication' : 'pending';
         await deliveries.upsert({
           id: data.deliveryId,
@@ -165,14 +190,14 @@ export const webhooksProjection: Projection = {
         return;
       }
       case 'WebhookDeliveryReleased': {
-        const doc = await deliveries.get(typed.data.deliveryId);
+        const doc = await deliveries.get(event.data.deliveryId);
         if (!doc) return;
-        await deliveries.upsert({ ...doc, status: 'pending', nextAttemptAt: typed.data.releasedAt });
-        await noteLastDelivery(webhooks, doc.webhookId, 'pending', doc.lastStatusCode, typed.data.releasedAt);
+        await deliveries.upsert({ ...doc, status: 'pending', nextAttemptAt: event.data.releasedAt });
+        await noteLastDelivery(webhooks, doc.webhookId, 'pending', doc.lastStatusCode, event.data.releasedAt);
         return;
       }
       case 'WebhookDeliveryAttempted': {
-        const data = typed.data;
+        const data = event.data;
         const doc = await deliveries.get(data.deliveryId);
         // a replayed event is not logged twice
         if (!doc || doc.attemptLog.some((attempt) => attempt.attempt === data.attempt)) return;
@@ -201,17 +226,17 @@ export const webhooksProjection: Projection = {
         return;
       }
       case 'WebhookDeliveryCancelled': {
-        const doc = await deliveries.get(typed.data.deliveryId);
+        const doc = await deliveries.get(event.data.deliveryId);
         if (!doc) return;
-        await deliveries.upsert({ ...doc, status: 'cancelled', nextAttemptAt: '', cancelReason: typed.data.reason });
-        await noteLastDelivery(webhooks, doc.webhookId, 'cancelled', doc.lastStatusCode, typed.data.cancelledAt);
+        await deliveries.upsert({ ...doc, status: 'cancelled', nextAttemptAt: '', cancelReason: event.data.reason });
+        await noteLastDelivery(webhooks, doc.webhookId, 'cancelled', doc.lastStatusCode, event.data.cancelledAt);
         return;
       }
       case 'WebhookRedeliveryRequested': {
-        const doc = await deliveries.get(typed.data.deliveryId);
+        const doc = await deliveries.get(event.data.deliveryId);
         if (!doc) return;
-        await deliveries.upsert({ ...doc, status: 'pending', nextAttemptAt: typed.data.requestedAt, cancelReason: '' });
-        await noteLastDelivery(webhooks, doc.webhookId, 'pending', doc.lastStatusCode, typed.data.requestedAt);
+        await deliveries.upsert({ ...doc, status: 'pending', nextAttemptAt: event.data.requestedAt, cancelReason: '' });
+        await noteLastDelivery(webhooks, doc.webhookId, 'pending', doc.lastStatusCode, event.data.requestedAt);
         return;
       }
     }

@@ -1,8 +1,8 @@
-import { isInboxEvent, type Collection, type Projection, type RecordedEvent } from '@packyard/platform';
-import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
-import type { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
-import type { WorkspaceCreated, WorkspaceDeleted, WorkspacePurged, WorkspaceRestored } from '@packyard/proto/packyard/workspace/v1/events';
+import { decodeEvent, isInboxEvent, type Collection, type Projection, type RecordedEvent } from '@packyard/platform';
+import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
+import { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
+import { WorkspaceCreated, WorkspaceDeleted, WorkspacePurged, WorkspaceRestored } from '@packyard/proto/packyard/workspace/v1/events';
 import { wasPurgedAtOnce } from '../workspaces/workspace.events';
 
 export interface WorkspaceDocument {
@@ -61,6 +61,20 @@ const addStorage = (bytes: number) => (doc: UsageDocument) => ({ ...doc, storage
 const addEgress = (month: string, bytes: number) => (doc: UsageDocument) =>
   month < doc.egressMonth ? doc : { ...doc, egressMonth: month, egressBytesMonth: (month === doc.egressMonth ? doc.egressBytesMonth : 0) + bytes };
 
+const FOLLOWED = {
+  WorkspaceCreated,
+  WorkspaceDeleted,
+  WorkspaceRestored,
+  WorkspacePurged,
+  RepositoryCreated,
+  RepositoryDeleted,
+  RepositoryRestored,
+  RepositoryPurged,
+  PackageUploaded,
+  PackageDeleted,
+  FilesServed,
+};
+
 /**
  * Workspaces (the deleted ones apart, with their usage kept until they are purged), and their usage from other modules' events (recorded in this module's
  * inbox): repositories from repository's RepositoryCreated/Deleted, storage from
@@ -69,21 +83,23 @@ const addEgress = (month: string, bytes: number) => (doc: UsageDocument) =>
 export const workspacesProjection: Projection = {
   name: 'workspaces',
   collections: [WORKSPACES, DELETED_WORKSPACES, WORKSPACE_REPOSITORIES, WORKSPACE_USAGE, OWNER_USAGE],
-  async handle(event, readModels) {
+  async handle(recorded, readModels) {
+    const event = decodeEvent(recorded, FOLLOWED);
+    if (!event) return;
     const workspaces = readModels.collection<WorkspaceDocument>(WORKSPACES);
     const deletedWorkspaces = readModels.collection<DeletedWorkspaceDocument>(DELETED_WORKSPACES);
     const repositories = readModels.collection<WorkspaceRepositoryDocument>(WORKSPACE_REPOSITORIES);
     const workspaceUsage = readModels.collection<UsageDocument>(WORKSPACE_USAGE);
     const ownerUsage = readModels.collection<UsageDocument>(OWNER_USAGE);
-    const fromInbox = isInboxEvent(event.stream);
+    const fromInbox = isInboxEvent(recorded.stream);
     switch (event.type) {
       case 'WorkspaceCreated': {
-        const data = event.data as WorkspaceCreated;
+        const data = event.data;
         await workspaces.upsert({ id: data.workspaceId, ownerId: data.ownerId, name: data.name, slug: data.slug, description: data.description, createdAt: data.createdAt });
         return;
       }
       case 'WorkspaceDeleted': {
-        const data = event.data as WorkspaceDeleted;
+        const data = event.data;
         const workspace = await workspaces.get(data.workspaceId);
         await workspaces.delete(data.workspaceId);
         if (wasPurgedAtOnce(data)) await workspaceUsage.delete(data.workspaceId);
@@ -91,7 +107,7 @@ export const workspacesProjection: Projection = {
         return;
       }
       case 'WorkspaceRestored': {
-        const { workspaceId } = event.data as WorkspaceRestored;
+        const { workspaceId } = event.data;
         const deleted = await deletedWorkspaces.get(workspaceId);
         if (!deleted) return;
         const { deletedAt: _deletedAt, purgeAt: _purgeAt, ...workspace } = deleted;
@@ -100,56 +116,56 @@ export const workspacesProjection: Projection = {
         return;
       }
       case 'WorkspacePurged': {
-        const { workspaceId } = event.data as WorkspacePurged;
+        const { workspaceId } = event.data;
         await deletedWorkspaces.delete(workspaceId);
         await workspaceUsage.delete(workspaceId);
         return;
       }
       case 'RepositoryCreated': {
-        if (!isInboxEvent(event.stream, 'repository')) return;
-        const data = event.data as RepositoryCreated;
+        if (!isInboxEvent(recorded.stream, 'repository')) return;
+        const data = event.data;
         await repositories.upsert({ id: data.repositoryId, workspaceId: data.workspaceId, ownerId: data.ownerId });
         return;
       }
       case 'RepositoryDeleted': {
-        if (!isInboxEvent(event.stream, 'repository')) return;
-        const data = event.data as RepositoryDeleted;
+        if (!isInboxEvent(recorded.stream, 'repository')) return;
+        const data = event.data;
         // one deleted with its workspace still counts in it (the workspace is hidden meanwhile)
         if (!data.withWorkspace) await repositories.delete(data.repositoryId);
         return;
       }
       case 'RepositoryRestored': {
-        if (!isInboxEvent(event.stream, 'repository')) return;
-        const data = event.data as RepositoryRestored;
+        if (!isInboxEvent(recorded.stream, 'repository')) return;
+        const data = event.data;
         await repositories.upsert({ id: data.repositoryId, workspaceId: data.workspaceId, ownerId: data.ownerId });
         return;
       }
       case 'RepositoryPurged': {
-        if (!isInboxEvent(event.stream, 'repository')) return;
-        await repositories.delete((event.data as RepositoryPurged).repositoryId);
+        if (!isInboxEvent(recorded.stream, 'repository')) return;
+        await repositories.delete(event.data.repositoryId);
         return;
       }
       case 'PackageUploaded': {
         if (!fromInbox) return;
-        const data = event.data as PackageUploaded;
-        if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, event, addStorage(data.sizeBytes));
-        await bump(ownerUsage, data.ownerId, event, addStorage(data.sizeBytes));
+        const data = event.data;
+        if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, recorded, addStorage(data.sizeBytes));
+        await bump(ownerUsage, data.ownerId, recorded, addStorage(data.sizeBytes));
         return;
       }
       case 'PackageDeleted': {
         if (!fromInbox) return;
-        const data = event.data as PackageDeleted;
+        const data = event.data;
         // the workspace's own counter is gone with the workspace; the owner's still counts
-        if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, event, addStorage(-data.sizeBytes));
-        await bump(ownerUsage, data.ownerId, event, addStorage(-data.sizeBytes));
+        if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, recorded, addStorage(-data.sizeBytes));
+        await bump(ownerUsage, data.ownerId, recorded, addStorage(-data.sizeBytes));
         return;
       }
       case 'FilesServed': {
         if (!fromInbox) return;
-        const data = event.data as FilesServed;
+        const data = event.data;
         const month = monthOf(data.lastServedAt);
-        if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, event, addEgress(month, data.bytes));
-        await bump(ownerUsage, data.ownerId, event, addEgress(month, data.bytes));
+        if (await workspaces.get(data.workspaceId)) await bump(workspaceUsage, data.workspaceId, recorded, addEgress(month, data.bytes));
+        await bump(ownerUsage, data.ownerId, recorded, addEgress(month, data.bytes));
         return;
       }
     }

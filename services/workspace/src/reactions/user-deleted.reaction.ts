@@ -1,5 +1,5 @@
-import { handleCommand, loadAggregate, type BusMessage, type EventStore, type ReadModelStore, type Reaction } from '@packyard/platform';
-import type { UserDeleted } from '@packyard/proto/packyard/identity/v1/events';
+import { decodeEvent, handleCommand, loadAggregate, type BusMessage, type EventStore, type ReadModelStore, type Reaction } from '@packyard/platform';
+import { UserDeleted } from '@packyard/proto/packyard/identity/v1/events';
 import { DELETED_WORKSPACES, WORKSPACES, type DeletedWorkspaceDocument, type WorkspaceDocument } from '../projections/workspaces.projection';
 import { workspaceDecider } from '../workspaces/workspace.decider';
 import { workspaceStream } from '../workspaces/workspace.events';
@@ -11,8 +11,9 @@ import { workspaceStream } from '../workspaces/workspace.events';
 export const userDeletedReaction = (events: EventStore, readModels: ReadModelStore): Reaction => ({
   contexts: ['identity'],
   async handle(message: BusMessage) {
-    if (message.type !== 'UserDeleted') return;
-    const { userId, deletedAt } = message.data as UserDeleted;
+    const event = decodeEvent(message, { UserDeleted });
+    if (!event) return;
+    const { userId, deletedAt } = event.data;
     for (const workspace of await readModels.collection<WorkspaceDocument>(WORKSPACES).find({ ownerId: userId })) {
       const stream = workspaceStream(workspace.slug);
       // delivered again after a crash: a workspace deleted the first time is left as it is

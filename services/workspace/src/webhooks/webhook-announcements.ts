@@ -1,10 +1,12 @@
-import { isInboxEvent, type ReadModelStore, type RecordedEvent } from '@packyard/platform';
-import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import type { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
-import type { AccessTokenRevoked, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
+import { decodeEvent, isInboxEvent, type ReadModelStore, type RecordedEvent } from '@packyard/platform';
+import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
+import { AccessTokenRevoked, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
 import { WORKSPACES, type WorkspaceDocument } from '../projections/workspaces.projection';
 import { subjectKey, WEBHOOK_SUBJECTS, type WebhookSubjectDocument } from '../projections/webhooks.projection';
 import type { WebhookEventType } from './webhook.events';
+
+const ANNOUNCED = { PackageUploaded, PackageDeleted, RepositoryCreated, RepositoryDeleted, RepoTokenRevoked, AccessTokenRevoked };
 
 /** one webhook event of one workspace, as the bodies carry it */
 export interface Announcement {
@@ -22,8 +24,9 @@ export interface Announcement {
  * workspaces hear of it, as which event, with what object. An account token belongs to no
  * workspace: its revocation is told to every workspace of its owner (as the audit log does).
  */
-export async function announcementsOf(event: RecordedEvent, readModels: ReadModelStore): Promise<Announcement[]> {
-  if (!isInboxEvent(event.stream)) return [];
+export async function announcementsOf(recorded: RecordedEvent, readModels: ReadModelStore): Promise<Announcement[]> {
+  const event = isInboxEvent(recorded.stream) ? decodeEvent(recorded, ANNOUNCED) : undefined;
+  if (!event) return [];
   const subjects = readModels.collection<WebhookSubjectDocument>(WEBHOOK_SUBJECTS);
   const repository = async (id: string) => {
     const doc = await subjects.get(subjectKey('repository', id));
@@ -31,7 +34,7 @@ export async function announcementsOf(event: RecordedEvent, readModels: ReadMode
   };
   switch (event.type) {
     case 'PackageUploaded': {
-      const data = event.data as PackageUploaded;
+      const { data } = event;
       return [
         {
           workspaceId: data.workspaceId,
@@ -55,7 +58,7 @@ export async function announcementsOf(event: RecordedEvent, readModels: ReadMode
       ];
     }
     case 'PackageDeleted': {
-      const data = event.data as PackageDeleted;
+      const { data } = event;
       const known = await subjects.get(subjectKey('package', data.packageId));
       return [
         {
@@ -72,7 +75,7 @@ export async function announcementsOf(event: RecordedEvent, readModels: ReadMode
       ];
     }
     case 'RepositoryCreated': {
-      const data = event.data as RepositoryCreated;
+      const { data } = event;
       return [
         {
           workspaceId: data.workspaceId,
@@ -83,11 +86,11 @@ export async function announcementsOf(event: RecordedEvent, readModels: ReadMode
       ];
     }
     case 'RepositoryDeleted': {
-      const data = event.data as RepositoryDeleted;
+      const { data } = event;
       return [{ workspaceId: data.workspaceId, type: 'repository.deleted', occurredAt: data.deletedAt, data: { repository: await repository(data.repositoryId) } }];
     }
     case 'RepoTokenRevoked': {
-      const data = event.data as RepoTokenRevoked;
+      const { data } = event;
       const repositoryDoc = await subjects.get(subjectKey('repository', data.repositoryId));
       if (!repositoryDoc?.workspaceId) return [];
       const name = (await subjects.get(subjectKey('token', data.tokenId)))?.name ?? '';
@@ -101,7 +104,7 @@ export async function announcementsOf(event: RecordedEvent, readModels: ReadMode
       ];
     }
     case 'AccessTokenRevoked': {
-      const data = event.data as AccessTokenRevoked;
+      const { data } = event;
       const name = (await subjects.get(subjectKey('token', data.tokenId)))?.name ?? '';
       const workspaces = await readModels.collection<WorkspaceDocument>(WORKSPACES).find({ ownerId: data.ownerId });
       return workspaces.map((workspace) => ({

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { handleCommand, isInboxEvent, type EventSourcing, type RecordedEvent, type Subscription } from '@packyard/platform';
-import type { PackageDeleted } from '@packyard/proto/packyard/artifact/v1/events';
+import { decodeEvent, handleCommand, isInboxEvent, type EventSourcing, type RecordedEvent, type Subscription } from '@packyard/platform';
+import { PackageDeleted } from '@packyard/proto/packyard/artifact/v1/events';
 import { WEBHOOK_DELIVERIES, WEBHOOKS, type WebhookDeliveryDocument, type WebhookDocument } from '../projections/webhooks.projection';
 import { WORKSPACES, type WorkspaceDocument } from '../projections/workspaces.projection';
 import { announcementsOf } from './webhook-announcements';
@@ -62,8 +62,9 @@ export async function startWebhookScheduler(es: EventSourcing, logger: Logger, o
             scheduled += result.newEvents.length;
           }
         }
-        if (event.type === 'PackageDeleted') {
-          const { packageId } = event.data as PackageDeleted;
+        const deleted = decodeEvent(event, { PackageDeleted });
+        if (deleted) {
+          const { packageId } = deleted.data;
           for (const waiting of await deliveries.find({ awaitsPackageId: packageId, status: 'awaiting-publication' })) {
             await handleCommand(es.events, webhookDeliveryStream(waiting.id), webhookDeliveryDecider, {
               type: 'CancelDelivery',

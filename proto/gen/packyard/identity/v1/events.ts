@@ -21,6 +21,27 @@ export interface UserDeleted {
   deletedAt: string;
 }
 
+/**
+ * Private to identity: a user's API key, recorded in the user's stream, kept in identity's
+ * own log (never on the bus); the user-tokens projection finds a presented key by its hash.
+ */
+export interface UserTokenCreated {
+  userId: string;
+  tokenId: string;
+  name: string;
+  /** "read" | "publish" | "admin" */
+  scopes: string[];
+  /** SHA-256 of the key's value (hex); the value itself is shown once and never stored */
+  tokenHash: string;
+  createdAt: string;
+}
+
+export interface UserTokenDeleted {
+  userId: string;
+  tokenId: string;
+  at: string;
+}
+
 function createBaseUserRegistered(): UserRegistered {
   return { userId: "", email: "", registeredAt: "", method: "" };
 }
@@ -235,6 +256,280 @@ export const UserDeleted: MessageFns<UserDeleted> = {
     const message = createBaseUserDeleted();
     message.userId = object.userId ?? "";
     message.deletedAt = object.deletedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseUserTokenCreated(): UserTokenCreated {
+  return { userId: "", tokenId: "", name: "", scopes: [], tokenHash: "", createdAt: "" };
+}
+
+export const UserTokenCreated: MessageFns<UserTokenCreated> = {
+  encode(message: UserTokenCreated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.tokenId !== "") {
+      writer.uint32(18).string(message.tokenId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.tokenHash !== "") {
+      writer.uint32(42).string(message.tokenHash);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserTokenCreated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserTokenCreated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.tokenHash = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UserTokenCreated {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      tokenId: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      tokenHash: isSet(object.tokenHash)
+        ? globalThis.String(object.tokenHash)
+        : isSet(object.token_hash)
+        ? globalThis.String(object.token_hash)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+    };
+  },
+
+  toJSON(message: UserTokenCreated): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.tokenId !== "") {
+      obj.tokenId = message.tokenId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.tokenHash !== "") {
+      obj.tokenHash = message.tokenHash;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UserTokenCreated>): UserTokenCreated {
+    return UserTokenCreated.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserTokenCreated>): UserTokenCreated {
+    const message = createBaseUserTokenCreated();
+    message.userId = object.userId ?? "";
+    message.tokenId = object.tokenId ?? "";
+    message.name = object.name ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.tokenHash = object.tokenHash ?? "";
+    message.createdAt = object.createdAt ?? "";
+    return message;
+  },
+};
+
+function createBaseUserTokenDeleted(): UserTokenDeleted {
+  return { userId: "", tokenId: "", at: "" };
+}
+
+export const UserTokenDeleted: MessageFns<UserTokenDeleted> = {
+  encode(message: UserTokenDeleted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.tokenId !== "") {
+      writer.uint32(18).string(message.tokenId);
+    }
+    if (message.at !== "") {
+      writer.uint32(26).string(message.at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserTokenDeleted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserTokenDeleted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UserTokenDeleted {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      tokenId: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+      at: isSet(object.at) ? globalThis.String(object.at) : "",
+    };
+  },
+
+  toJSON(message: UserTokenDeleted): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.tokenId !== "") {
+      obj.tokenId = message.tokenId;
+    }
+    if (message.at !== "") {
+      obj.at = message.at;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<UserTokenDeleted>): UserTokenDeleted {
+    return UserTokenDeleted.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<UserTokenDeleted>): UserTokenDeleted {
+    const message = createBaseUserTokenDeleted();
+    message.userId = object.userId ?? "";
+    message.tokenId = object.tokenId ?? "";
+    message.at = object.at ?? "";
     return message;
   },
 };
