@@ -7,7 +7,7 @@ import type { TrafficAccounting } from '../accounting/traffic-accounting';
 import { grantsRead, type TokenVerdict, type VerdictCache } from '../auth/token-verdicts';
 import type { PublishedCatalog, ServedRepository } from '../catalog/published-catalog';
 import { repositoryPath, type ServedFile } from '../catalog/served-file';
-import { planResponse } from '../http/conditional-request';
+import { planResponse, type ResponsePlan } from '../http/conditional-request';
 import { ARMORED_KEY_FILE, KEYRING_FILE, type PublicKeys } from '../keys/public-keys';
 import type { EdgeMetrics, FileKind } from './edge-metrics';
 import type { PackageBodyCache } from './package-body-cache';
@@ -37,6 +37,7 @@ export interface DeliveryEdgeOptions {
 const UNAUTHORIZED_HEADERS = ['www-authenticate', 'Basic realm="Packyard"', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '13'];
 const NOT_FOUND_HEADERS = ['content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '10'];
 const PRESIGN_SECONDS = 300;
+const WHOLE_FILE: ResponsePlan = { status: 200 };
 
 function decodePath(url: string): string | undefined {
   const query = url.indexOf('?');
@@ -70,10 +71,11 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
   /** answers `file` (authorised); returns the body bytes it sends */
   function send(request: IncomingMessage, response: ServerResponse, file: ServedFile, kind: FileKind): number {
     const headers = request.headers;
-    const plan = planResponse(
-      { ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'], range: headers.range, ifRange: headers['if-range'] as string | undefined },
-      file,
-    );
+    // most requests carry no condition and no range: they are answered whole without building the conditions
+    const plan =
+      headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined && headers.range === undefined
+        ? WHOLE_FILE
+        : planResponse({ ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'], range: headers.range, ifRange: headers['if-range'] as string | undefined }, file);
     const head = request.method === 'HEAD';
     if (plan.status === 304) {
       response.writeHead(304, file.notModifiedHeaders).end();
