@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { EdgeHandler } from '@packyard/platform';
-import type { BlobStore } from '@packyard/platform/blobs/index';
+import { recyclerOf, type BlobStore } from '@packyard/platform/blobs/index';
 import type { TrafficAccounting } from '../accounting/traffic-accounting';
 import { grantsRead, type TokenVerdict, type VerdictCache } from '../auth/token-verdicts';
 import type { PublishedCatalog, ServedRepository } from '../catalog/published-catalog';
@@ -48,6 +49,27 @@ function decodePath(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Sends `stream` as the body, with back-pressure. When the blob store's stream takes chunks
+ * back (RecyclingStream), each goes back once the socket has taken its bytes, so a large
+ * file is served from a few buffers reused rather than one allocated (and collected) per
+ * MiB. A client going away mid-download is its own business, not an error: the stream stops
+ * (and lets go of its file).
+ */
+function streamInto(stream: Readable, response: ServerResponse): void {
+  const recycle = recyclerOf(stream);
+  if (!recycle) return void pipeline(stream, response).catch(() => undefined);
+  stream.on('data', (chunk: Buffer) => {
+    // given back only once written: on an error the socket may not be done with it
+    if (!response.write(chunk, (error) => error || recycle(chunk))) stream.pause();
+  });
+  response.on('drain', () => stream.resume());
+  stream.once('end', () => response.end());
+  // a file unreadable halfway: the client sees the connection cut, as with pipeline
+  stream.once('error', () => response.destroy());
+  response.once('close', () => stream.destroy());
 }
 
 /**
@@ -122,8 +144,7 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
     blobs.get(file.blobKey, plan.status === 206 ? { start, end } : undefined).then(
       (stream) => {
         response.writeHead(plan.status, responseHeaders);
-        // a client going away mid-download is its own business, not an error
-        pipeline(stream, response).catch(() => undefined);
+        streamInto(stream, response);
       },
       (error) => fail(response, error, file),
     );
