@@ -28,41 +28,53 @@ export interface TrafficTotalsSnapshot {
   downloads: DownloadTotals[];
 }
 
+/** the map under `key`, made when missing */
+function inner<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = create()));
+  return value;
+}
+
+const newMap = <K, V>() => new Map<K, V>();
+
 /**
- * Counts what the edge served in memory (two map updates per request) and turns the
- * totals into integration events when flushed: one FilesServed per repository and token,
- * one PackageDownloaded per package and token. Requests never wait on a store: only the
- * drain looks up which package a downloaded file is.
+ * Counts what the edge served in memory and turns the totals into integration events when
+ * flushed: one FilesServed per repository and token, one PackageDownloaded per package and
+ * token. A request costs a few map lookups by the ids as they are (maps within maps: no key
+ * string is built per request); requests never wait on a store: only the drain looks up
+ * which package a downloaded file is.
  */
 export class TrafficAccounting {
-  private traffic = new Map<string, TrafficTotals>();
-  private downloads = new Map<string, DownloadTotals>();
+  /** repository id → token id → totals */
+  private traffic = new Map<string, Map<string, TrafficTotals>>();
+  /** repository id → file sha256 → token id → totals */
+  private downloads = new Map<string, Map<string, Map<string, DownloadTotals>>>();
 
   constructor(private readonly packageIdOf: (repositoryId: string, sha256: string) => Promise<string | undefined>) {}
 
   served(repository: RepositoryRecord, verdict: TokenVerdict, bytes: number, nowMs: number): void {
-    const key = `${repository.id}|${verdict.tokenId}`;
-    const totals = this.traffic.get(key);
-    if (totals) {
-      totals.requests += 1;
-      totals.bytes += bytes;
-      totals.lastMs = nowMs;
-    } else this.traffic.set(key, { repository, verdict, requests: 1, bytes, firstMs: nowMs, lastMs: nowMs });
+    const byToken = inner(this.traffic, repository.id, newMap<string, TrafficTotals>);
+    const here = byToken.get(verdict.tokenId);
+    if (!here) return void byToken.set(verdict.tokenId, { repository, verdict, requests: 1, bytes, firstMs: nowMs, lastMs: nowMs });
+    here.requests += 1;
+    here.bytes += bytes;
+    here.lastMs = nowMs;
   }
 
   downloaded(repository: RepositoryRecord, verdict: TokenVerdict, sha256: string, bytes: number, nowMs: number): void {
-    const key = `${repository.id}|${sha256}|${verdict.tokenId}`;
-    const totals = this.downloads.get(key);
-    if (totals) {
-      totals.count += 1;
-      totals.bytes += bytes;
-      totals.lastMs = nowMs;
-    } else this.downloads.set(key, { repository, verdict, sha256, count: 1, bytes, lastMs: nowMs });
+    const byToken = this.downloadsOf(repository.id, sha256);
+    const here = byToken.get(verdict.tokenId);
+    if (!here) return void byToken.set(verdict.tokenId, { repository, verdict, sha256, count: 1, bytes, lastMs: nowMs });
+    here.count += 1;
+    here.bytes += bytes;
+    here.lastMs = nowMs;
   }
 
   /** the totals counted since the previous take, for another process's accounting to `add` (an edge worker's, its primary's) */
   take(): TrafficTotalsSnapshot {
-    const taken = { traffic: [...this.traffic.values()], downloads: [...this.downloads.values()] };
+    const taken: TrafficTotalsSnapshot = { traffic: [], downloads: [] };
+    for (const byToken of this.traffic.values()) taken.traffic.push(...byToken.values());
+    for (const byFile of this.downloads.values()) for (const byToken of byFile.values()) taken.downloads.push(...byToken.values());
     this.traffic = new Map();
     this.downloads = new Map();
     return taken;
@@ -71,9 +83,9 @@ export class TrafficAccounting {
   /** counts what another process took (see take) as if it had been served here */
   add(snapshot: TrafficTotalsSnapshot): void {
     for (const totals of snapshot.traffic) {
-      const key = `${totals.repository.id}|${totals.verdict.tokenId}`;
-      const here = this.traffic.get(key);
-      if (!here) this.traffic.set(key, { ...totals });
+      const byToken = inner(this.traffic, totals.repository.id, newMap<string, TrafficTotals>);
+      const here = byToken.get(totals.verdict.tokenId);
+      if (!here) byToken.set(totals.verdict.tokenId, { ...totals });
       else {
         here.requests += totals.requests;
         here.bytes += totals.bytes;
@@ -82,15 +94,19 @@ export class TrafficAccounting {
       }
     }
     for (const totals of snapshot.downloads) {
-      const key = `${totals.repository.id}|${totals.sha256}|${totals.verdict.tokenId}`;
-      const here = this.downloads.get(key);
-      if (!here) this.downloads.set(key, { ...totals });
+      const byToken = this.downloadsOf(totals.repository.id, totals.sha256);
+      const here = byToken.get(totals.verdict.tokenId);
+      if (!here) byToken.set(totals.verdict.tokenId, { ...totals });
       else {
         here.count += totals.count;
         here.bytes += totals.bytes;
         here.lastMs = Math.max(here.lastMs, totals.lastMs);
       }
     }
+  }
+
+  private downloadsOf(repositoryId: string, sha256: string): Map<string, DownloadTotals> {
+    return inner(inner(this.downloads, repositoryId, newMap<string, Map<string, DownloadTotals>>), sha256, newMap<string, DownloadTotals>);
   }
 
   /** the events for everything counted since the previous drain */

@@ -19,16 +19,21 @@ export interface ServedRepository {
   generations: ReadonlyMap<string, number>;
 }
 
-/** `/deb/{slug}/{name}` of a URL path below a repository, with what names it */
-function repositoryKeyOf(path: string): { path: string; kind: RepositoryRecord['kind']; workspaceSlug: string; name: string } | undefined {
-  const kind = path.startsWith('/deb/') ? 'DEB' : path.startsWith('/rpm/') ? 'RPM' : undefined;
-  if (!kind) return undefined;
+/** `/deb/{slug}/{name}` of a URL path below a repository (one slice: the request path looks it up per request), or undefined */
+function repositoryPathOf(path: string): string | undefined {
+  if (!path.startsWith('/deb/') && !path.startsWith('/rpm/')) return undefined;
   const slugEnd = path.indexOf('/', 5);
   if (slugEnd < 0) return undefined;
   const nameEnd = path.indexOf('/', slugEnd + 1);
   const end = nameEnd < 0 ? path.length : nameEnd;
   if (slugEnd === 5 || end === slugEnd + 1) return undefined;
-  return { path: path.slice(0, end), kind, workspaceSlug: path.slice(5, slugEnd), name: path.slice(slugEnd + 1, end) };
+  return path.slice(0, end);
+}
+
+/** what names the repository at a path from repositoryPathOf */
+function repositoryKeyOf(path: string): { path: string; kind: RepositoryRecord['kind']; workspaceSlug: string; name: string } {
+  const slugEnd = path.indexOf('/', 5);
+  return { path, kind: path.startsWith('/deb/') ? 'DEB' : 'RPM', workspaceSlug: path.slice(5, slugEnd), name: path.slice(slugEnd + 1) };
 }
 
 /**
@@ -44,6 +49,8 @@ function repositoryKeyOf(path: string): { path: string; kind: RepositoryRecord['
 export class PublishedCatalog {
   /** by repository id, least recently used first */
   private readonly loaded = new Map<string, ServedRepository>();
+  /** the id last in `loaded`: asking for it again leaves the order as it is, without a delete and a set per request */
+  private newestId?: string;
   private readonly idByPath = new Map<string, string>();
   private readonly absent = new Map<string, number>();
   /** lookups by path under way: a burst of first requests for one repository shares one */
@@ -68,31 +75,34 @@ export class PublishedCatalog {
    * served repository has that path.
    */
   repositoryAt(path: string): ServedRepository | undefined | Promise<ServedRepository | undefined> {
-    const key = repositoryKeyOf(path);
-    if (!key) return undefined;
-    const id = this.idByPath.get(key.path);
+    const at = repositoryPathOf(path);
+    if (at === undefined) return undefined;
+    const id = this.idByPath.get(at);
     if (id !== undefined) {
       const served = this.loaded.get(id);
       if (served) {
-        this.loaded.delete(id);
-        this.loaded.set(id, served);
+        if (id !== this.newestId) {
+          this.loaded.delete(id);
+          this.loaded.set(id, served);
+          this.newestId = id;
+        }
         return served;
       }
     }
-    const absentUntil = this.absent.get(key.path);
+    const absentUntil = this.absent.get(at);
     if (absentUntil !== undefined) {
       if (absentUntil > Date.now()) return undefined;
-      this.absent.delete(key.path);
+      this.absent.delete(at);
     }
-    let found = this.finding.get(key.path);
+    let found = this.finding.get(at);
     if (!found) {
-      found = this.find(key).finally(() => this.finding.delete(key.path));
-      this.finding.set(key.path, found);
+      found = this.find(repositoryKeyOf(at)).finally(() => this.finding.delete(at));
+      this.finding.set(at, found);
     }
     return found;
   }
 
-  private async find(key: NonNullable<ReturnType<typeof repositoryKeyOf>>): Promise<ServedRepository | undefined> {
+  private async find(key: ReturnType<typeof repositoryKeyOf>): Promise<ServedRepository | undefined> {
     const candidates = await this.readModels.collection<RepositoryRecord>(REPOSITORIES).find({ kind: key.kind, workspaceSlug: key.workspaceSlug, name: key.name });
     // a deleted repository's name may have been taken again
     const live = candidates.find((candidate) => !candidate.deleted);
@@ -191,9 +201,11 @@ export class PublishedCatalog {
       this.idByPath.delete(repositoryPath(previous.record));
       this.loaded.delete(repositoryId);
       this.loadedFiles -= previous.files.size;
+      if (this.newestId === repositoryId) this.newestId = undefined;
     }
     if (!served) return;
     this.loaded.set(repositoryId, served);
+    this.newestId = repositoryId;
     this.idByPath.set(repositoryPath(served.record), repositoryId);
     this.loadedFiles += served.files.size;
     for (const waiter of this.generationWaiters.get(repositoryId) ?? []) if (this.servesGenerations(repositoryId, waiter.wanted)) waiter.resolve(true);

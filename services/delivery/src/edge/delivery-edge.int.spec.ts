@@ -264,6 +264,18 @@ describe('delivery edge', () => {
     expect(stream.bytesRead).toBe(large.length);
   });
 
+  it('sends every byte right to many clients of a large package at once, whole and by ranges (its read buffers are reused)', async () => {
+    const downloads = Array.from({ length: 12 }, async (_, index) => {
+      // whole files, and ranges that start and end inside 1 MiB reads
+      const start = index % 3 === 0 ? 0 : index * 3_333_333 + 17;
+      const end = index % 3 === 0 ? large.length - 1 : start + 2_500_000 + index;
+      const response = await get('pool/main/l/large/large_1.0_all.deb', index % 3 === 0 ? {} : { range: `bytes=${start}-${end}` });
+      expect(response.status).toBe(index % 3 === 0 ? 200 : 206);
+      return sha256(Buffer.from(await response.arrayBuffer())) === sha256(large.subarray(start, end + 1));
+    });
+    expect(await Promise.all(downloads)).toEqual(Array(12).fill(true));
+  });
+
   it('finds percent-encoded pool names as apt sends them, and answers 404 for unknown files of a known repository', async () => {
     expect((await get('pool/main/h/hello/hello_1.0_all%2edeb')).status).toBe(200);
     expect((await get('dists/bookworm/nothing')).status).toBe(404);

@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { EdgeHandler } from '@packyard/platform';
-import type { BlobStore } from '@packyard/platform/blobs/index';
+import { recyclerOf, type BlobStore } from '@packyard/platform/blobs/index';
 import type { TrafficAccounting } from '../accounting/traffic-accounting';
 import { grantsRead, type TokenVerdict, type VerdictCache } from '../auth/token-verdicts';
 import type { PublishedCatalog, ServedRepository } from '../catalog/published-catalog';
 import { repositoryPath, type ServedFile } from '../catalog/served-file';
-import { planResponse } from '../http/conditional-request';
+import { planResponse, type ResponsePlan } from '../http/conditional-request';
 import { ARMORED_KEY_FILE, KEYRING_FILE, type PublicKeys } from '../keys/public-keys';
 import type { EdgeMetrics, FileKind } from './edge-metrics';
 import type { PackageBodyCache } from './package-body-cache';
@@ -37,6 +38,7 @@ export interface DeliveryEdgeOptions {
 const UNAUTHORIZED_HEADERS = ['www-authenticate', 'Basic realm="Packyard"', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '13'];
 const NOT_FOUND_HEADERS = ['content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '10'];
 const PRESIGN_SECONDS = 300;
+const WHOLE_FILE: ResponsePlan = { status: 200 };
 
 function decodePath(url: string): string | undefined {
   const query = url.indexOf('?');
@@ -47,6 +49,27 @@ function decodePath(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Sends `stream` as the body, with back-pressure. When the blob store's stream takes chunks
+ * back (RecyclingStream), each goes back once the socket has taken its bytes, so a large
+ * file is served from a few buffers reused rather than one allocated (and collected) per
+ * MiB. A client going away mid-download is its own business, not an error: the stream stops
+ * (and lets go of its file).
+ */
+function streamInto(stream: Readable, response: ServerResponse): void {
+  const recycle = recyclerOf(stream);
+  if (!recycle) return void pipeline(stream, response).catch(() => undefined);
+  stream.on('data', (chunk: Buffer) => {
+    // given back only once written: on an error the socket may not be done with it
+    if (!response.write(chunk, (error) => error || recycle(chunk))) stream.pause();
+  });
+  response.on('drain', () => stream.resume());
+  stream.once('end', () => response.end());
+  // a file unreadable halfway: the client sees the connection cut, as with pipeline
+  stream.once('error', () => response.destroy());
+  response.once('close', () => stream.destroy());
 }
 
 /**
@@ -70,10 +93,11 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
   /** answers `file` (authorised); returns the body bytes it sends */
   function send(request: IncomingMessage, response: ServerResponse, file: ServedFile, kind: FileKind): number {
     const headers = request.headers;
-    const plan = planResponse(
-      { ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'], range: headers.range, ifRange: headers['if-range'] as string | undefined },
-      file,
-    );
+    // most requests carry no condition and no range: they are answered whole without building the conditions
+    const plan =
+      headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined && headers.range === undefined
+        ? WHOLE_FILE
+        : planResponse({ ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'], range: headers.range, ifRange: headers['if-range'] as string | undefined }, file);
     const head = request.method === 'HEAD';
     if (plan.status === 304) {
       response.writeHead(304, file.notModifiedHeaders).end();
@@ -120,8 +144,7 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
     blobs.get(file.blobKey, plan.status === 206 ? { start, end } : undefined).then(
       (stream) => {
         response.writeHead(plan.status, responseHeaders);
-        // a client going away mid-download is its own business, not an error
-        pipeline(stream, response).catch(() => undefined);
+        streamInto(stream, response);
       },
       (error) => fail(response, error, file),
     );

@@ -8,7 +8,8 @@ export type FileKind = 'metadata' | 'package' | 'key';
  * /metrics is scraped (a labelled inc() per request costs a label-key build each time).
  */
 export class EdgeMetrics {
-  private readonly requests = new Map<string, number>();
+  /** kind → status → requests since the last scrape (no key string built per request) */
+  private readonly requests = new Map<FileKind | 'none', Map<number, number>>();
   private readonly sent = { bytes: 0 };
 
   constructor(registry: Registry) {
@@ -20,11 +21,10 @@ export class EdgeMetrics {
       labelNames: ['kind', 'status'],
       registers: [registry],
       collect() {
-        for (const [key, count] of pending) {
-          const space = key.indexOf(' ');
-          this.inc({ kind: key.slice(0, space), status: key.slice(space + 1) }, count);
+        for (const [kind, byStatus] of pending) {
+          for (const [status, count] of byStatus) this.inc({ kind, status: String(status) }, count);
+          byStatus.clear();
         }
-        pending.clear();
       },
     });
     new Counter({
@@ -39,8 +39,9 @@ export class EdgeMetrics {
   }
 
   request(kind: FileKind | 'none', status: number, bytes: number): void {
-    const key = `${kind} ${status}`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    let byStatus = this.requests.get(kind);
+    if (!byStatus) this.requests.set(kind, (byStatus = new Map()));
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     this.sent.bytes += bytes;
   }
 }

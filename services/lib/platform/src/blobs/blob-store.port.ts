@@ -29,12 +29,28 @@ export interface ByteRange {
   end: number;
 }
 
+/**
+ * A stream from `BlobStore.get` may let its consumer give a chunk back once nothing refers
+ * to it any more (its bytes were handed to the kernel), so a later read fills that buffer
+ * instead of allocating one: large files then cost no allocation per chunk, and the GC
+ * no work for them. Giving back a chunk still in use would corrupt a later answer.
+ */
+export interface RecyclingStream {
+  recycle(chunk: Buffer): void;
+}
+
+/** the stream's `recycle`, when it has one */
+export const recyclerOf = (stream: Readable): RecyclingStream['recycle'] | undefined => {
+  const recycle = (stream as Readable & Partial<RecyclingStream>).recycle;
+  return recycle && ((chunk) => recycle.call(stream, chunk));
+};
+
 export interface BlobStore {
   /** stores under `key`; resolves once durable */
   put(key: string, body: Readable, options?: PutOptions): Promise<BlobInfo>;
   /** stores content-addressed under `<prefix>/sha256/ab/cd/<sha256>` and returns that key */
   putContentAddressed(prefix: string, body: Readable, options?: PutOptions): Promise<BlobInfo>;
-  /** throws `BlobNotFoundError`; a range starting at or past the end throws `RangeError` */
+  /** throws `BlobNotFoundError`; a range starting at or past the end throws `RangeError`; the stream may be a `RecyclingStream` */
   get(key: string, range?: ByteRange): Promise<Readable>;
   head(key: string): Promise<{ size: number; sha256?: string } | undefined>;
   /**

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { assertValidKey, contentAddressedKey, resolveRange } from './blob-key';
 import { BlobNotFoundError, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.port';
 import { HashingLimiter } from './hashing-limiter';
-import { KeptFileStream, OpenFiles } from './open-files';
+import { ChunkPool, KeptFileStream, OpenFiles } from './open-files';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -26,6 +26,8 @@ async function fsync(path: string): Promise<void> {
  * half-written file. The SHA-256 of each blob sits beside it under `.meta/`.
  */
 const READ_CHUNK_BYTES = 1024 * 1024;
+/** spare read buffers kept for reuse (RecyclingStream), 8 MiB */
+const SPARE_CHUNKS = 8;
 /** `<prefix>/sha256/ab/cd/<sha256>`: bytes that never change under their key */
 const CONTENT_ADDRESSED = /\/sha256\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}$/;
 
@@ -38,6 +40,7 @@ export interface FsBlobStoreOptions {
 
 export class FsBlobStore implements BlobStore {
   private readonly openFiles: OpenFiles;
+  private readonly chunks = new ChunkPool(READ_CHUNK_BYTES, SPARE_CHUNKS);
 
   constructor(
     private readonly root: string,
@@ -154,7 +157,7 @@ export class FsBlobStore implements BlobStore {
     }
     // the numeric descriptor: a FileHandle's own streams each leave a listener on it, which a
     // descriptor kept for millions of reads cannot afford
-    const stream = new KeptFileStream(file.handle.fd, bounds.start, bounds.end, READ_CHUNK_BYTES, () => this.openFiles.release(file));
+    const stream = new KeptFileStream(file.handle.fd, bounds.start, bounds.end, this.chunks, () => this.openFiles.release(file));
     return stream;
   }
 

@@ -8,7 +8,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { blobStoreContract } from '@packyard/testing/contracts/blob-store.contract';
 import { createBlobStore } from './blob-store.factory';
-import { BlobNotFoundError } from './blob-store.port';
+import { BlobNotFoundError, recyclerOf } from './blob-store.port';
 import { FsBlobStore } from './fs-blob-store.adapter';
 
 blobStoreContract(
@@ -112,6 +112,37 @@ describe('filesystem blob store', () => {
         for (const read of staying) expect((await read).equals(bytes.subarray(1_000_000, 4_000_000))).toBe(true);
         expect((await readAll(await store.get(key))).equals(bytes)).toBe(true);
         expect(openUnder(dir)).toBe(1);
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('reads into the buffers its readers gave back, and every byte read is still right', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'packyard-blobs-'));
+      const store = new FsBlobStore(dir);
+      try {
+        const bytes = randomBytes(2 * 1024 * 1024 + 5);
+        const { key } = await store.putContentAddressed('packages/r', Readable.from([bytes]));
+        /** reads the stream whole, copying each chunk out and giving it back; returns the bytes and the buffers the chunks were in */
+        const readGivingBack = async (stream: Readable) => {
+          const recycle = recyclerOf(stream)!;
+          const copies: Buffer[] = [];
+          const buffers = new Set<ArrayBufferLike>();
+          for await (const chunk of stream as AsyncIterable<Buffer>) {
+            copies.push(Buffer.from(chunk));
+            buffers.add(chunk.buffer);
+            recycle(chunk);
+          }
+          return { bytes: Buffer.concat(copies), buffers };
+        };
+        const first = await readGivingBack(await store.get(key));
+        expect(first.bytes.equals(bytes)).toBe(true);
+        // three 1 MiB reads: the first two buffers were given back before the third read, which reused one
+        expect(first.buffers.size).toBeLessThan(3);
+        const second = await readGivingBack(await store.get(key, { start: 1000, end: 2 * 1024 * 1024 + 4 }));
+        expect(second.bytes.equals(bytes.subarray(1000))).toBe(true);
+        expect([...second.buffers].every((buffer) => first.buffers.has(buffer))).toBe(true);
       } finally {
         await store.close();
         rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { read } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import type { RecyclingStream } from './blob-store.port';
 
 export interface OpenFile {
   handle: FileHandle;
@@ -100,13 +101,44 @@ export class OpenFiles {
 }
 
 /**
+ * Spare read buffers of one size, shared by the streams of a store: a chunk given back
+ * (RecyclingStream) is read into again by the next stream, so serving a large file
+ * allocates nothing per chunk. At most `maxSpare` are kept.
+ */
+export class ChunkPool {
+  private readonly spare: Buffer[] = [];
+
+  constructor(
+    readonly chunkBytes: number,
+    private readonly maxSpare: number,
+  ) {}
+
+  take(): Buffer {
+    return this.spare.pop() ?? Buffer.allocUnsafe(this.chunkBytes);
+  }
+
+  /** `chunk` (a buffer from take, or a part of one from its start) is free again */
+  give(chunk: Buffer): void {
+    // a buffer this size from allocUnsafe is an ArrayBuffer of its own, never a slice of node's shared pool
+    if (chunk.byteOffset !== 0 || chunk.buffer.byteLength !== this.chunkBytes || this.spare.length >= this.maxSpare) return;
+    this.spare.push(chunk.length === this.chunkBytes ? chunk : Buffer.from(chunk.buffer, 0, this.chunkBytes));
+  }
+
+  /** how many spare buffers it holds (for tests) */
+  get size(): number {
+    return this.spare.length;
+  }
+}
+
+/**
  * Bytes `start`..`end` (inclusive) of a kept descriptor, read positionally `chunkBytes` at a
  * time. Not fs.createReadStream with `fd`: its destroy closes the descriptor whatever
  * `autoClose` says, so one client leaving mid-download closed it under every other reader,
  * and the number could then be reused by another open file. This stream never closes the
  * descriptor; a destroy waits for a read in flight, and `done` runs once, after it.
+ * Chunks are read into buffers of `pool`, and may be given back (RecyclingStream).
  */
-export class KeptFileStream extends Readable {
+export class KeptFileStream extends Readable implements RecyclingStream {
   private position: number;
   /** bytes read from the file so far (as fs.ReadStream's bytesRead) */
   bytesRead = 0;
@@ -118,20 +150,20 @@ export class KeptFileStream extends Readable {
     private readonly fd: number,
     start: number,
     private readonly end: number,
-    private readonly chunkBytes: number,
+    private readonly pool: ChunkPool,
     private readonly done: () => void,
   ) {
-    super({ highWaterMark: chunkBytes });
+    super({ highWaterMark: pool.chunkBytes });
     this.position = start;
   }
 
   override _read(): void {
-    const length = Math.min(this.chunkBytes, this.end - this.position + 1);
+    const length = Math.min(this.pool.chunkBytes, this.end - this.position + 1);
     if (length <= 0) {
       this.push(null);
       return;
     }
-    const buffer = Buffer.allocUnsafe(length);
+    const buffer = this.pool.take();
     this.reading = true;
     read(this.fd, buffer, 0, length, this.position, (error, bytesRead) => {
       this.reading = false;
@@ -140,8 +172,12 @@ export class KeptFileStream extends Readable {
       if (bytesRead === 0) return this.destroy(new Error(`the file ended at byte ${this.position}, before byte ${this.end}`));
       this.position += bytesRead;
       this.bytesRead += bytesRead;
-      this.push(bytesRead < length ? buffer.subarray(0, bytesRead) : buffer);
+      this.push(bytesRead < buffer.length ? buffer.subarray(0, bytesRead) : buffer);
     });
+  }
+
+  recycle(chunk: Buffer): void {
+    this.pool.give(chunk);
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
