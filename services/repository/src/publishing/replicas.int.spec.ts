@@ -27,6 +27,17 @@ describe('publishing replicas sharing one store', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  /** replicas A and B on one store (one signing key ring), and an empty DEB repository published to ubuntu/noble */
+  const twoReplicasOfOneRepository = async (id: string, name: string) => {
+    const a = await startPublishingRig(dataDir, { holder: 'replica-a' });
+    rigs.push(a);
+    const b = await startPublishingRig(dataDir, { holder: 'replica-b', signing: a.signing });
+    rigs.push(b);
+    await seedRepository(a.es, { id, kind: 'DEB', name }, []);
+    const repository = { id, kind: 'DEB' as const, workspaceId: 'rig-workspace', workspaceSlug: 'rig', ownerId: 'rig-owner', name, codename: 'stable', component: 'main' };
+    return { a, b, repository, target: { distro: 'ubuntu', version: 'noble' } };
+  };
+
   it('share the repositories between them, build each change once and never publish a generation twice', { timeout: 240_000 }, async () => {
     const a = await startPublishingRig(dataDir, { holder: 'replica-a', maxBuilds: 1 });
     rigs.push(a);
@@ -91,13 +102,7 @@ describe('publishing replicas sharing one store', () => {
   });
 
   it('a replica whose last view of a distribution is older than the other replica\'s generation finds that generation current and builds nothing', { timeout: 240_000 }, async () => {
-    const a = await startPublishingRig(dataDir, { holder: 'replica-a' });
-    rigs.push(a);
-    const b = await startPublishingRig(dataDir, { holder: 'replica-b', signing: a.signing });
-    rigs.push(b);
-    await seedRepository(a.es, { id: 'r-taken', kind: 'DEB', name: 'taken' }, []);
-    const repository = { id: 'r-taken', kind: 'DEB' as const, workspaceId: 'rig-workspace', workspaceSlug: 'rig', ownerId: 'rig-owner', name: 'taken', codename: 'stable', component: 'main' };
-    const target = { distro: 'ubuntu', version: 'noble' };
+    const { a, b, repository, target } = await twoReplicasOfOneRepository('r-taken', 'taken');
     const [one, two] = [syntheticDeb('r-taken', 1), syntheticDeb('r-taken', 2)];
     const inTurn = async (rig: PublishingRig, workflow: GenerationWorkflow, packages: ReturnType<typeof syntheticDeb>[]) => {
       const lease = (await rig.es.events.leases.acquire(publisherLease('r-taken'), rig === a ? 'replica-a' : 'replica-b', 60_000))!;
@@ -119,13 +124,7 @@ describe('publishing replicas sharing one store', () => {
   });
 
   it('refuses the phases of a replica that lost its lease while it was building (fencing), and numbers the new holder\'s generation after the last one', { timeout: 240_000 }, async () => {
-    const a = await startPublishingRig(dataDir, { holder: 'replica-a' });
-    rigs.push(a);
-    const b = await startPublishingRig(dataDir, { holder: 'replica-b', signing: a.signing });
-    rigs.push(b);
-    await seedRepository(a.es, { id: 'r-fenced', kind: 'DEB', name: 'fenced' }, []);
-    const repository = { id: 'r-fenced', kind: 'DEB' as const, workspaceId: 'rig-workspace', workspaceSlug: 'rig', ownerId: 'rig-owner', name: 'fenced', codename: 'stable', component: 'main' };
-    const target = { distro: 'ubuntu', version: 'noble' };
+    const { a, b, repository, target } = await twoReplicasOfOneRepository('r-fenced', 'fenced');
     const stream = publicationStream('r-fenced', 'ubuntu/noble');
 
     // A takes a short lease and stalls in signing past its expiry (a pause, with no renewal)
