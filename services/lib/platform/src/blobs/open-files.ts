@@ -113,8 +113,9 @@ export class ChunkPool {
     private readonly maxSpare: number,
   ) {}
 
-  take(): Buffer {
-    return this.spare.pop() ?? Buffer.allocUnsafe(this.chunkBytes);
+  /** a buffer for a read of `length` bytes (at most chunkBytes): a spare one, else one of that length, so a small file's read does not allocate a whole chunk */
+  take(length: number): Buffer {
+    return this.spare.pop() ?? Buffer.allocUnsafe(length);
   }
 
   /** `chunk` (a buffer from take, or a part of one from its start) is free again */
@@ -163,7 +164,7 @@ export class KeptFileStream extends Readable implements RecyclingStream {
       this.push(null);
       return;
     }
-    const buffer = this.pool.take();
+    const buffer = this.pool.take(length);
     this.reading = true;
     read(this.fd, buffer, 0, length, this.position, (error, bytesRead) => {
       this.reading = false;
