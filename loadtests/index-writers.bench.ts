@@ -88,8 +88,8 @@ async function main(): Promise<void> {
     const aptEntries = packagesForArchitecture(debs.slice(0, size), 'amd64');
     const [stanzas, stanzaTime] = await best(() => aptEntries.map((entry) => ({ key: entry.filename, text: packagesStanza(entry) })));
     const [, aptTime] = await best(async () => {
-      const files = await buildPackagesIndex(stanzas, { component: 'main', architecture: 'amd64' });
-      return buildRelease(files, { origin: 'Packyard', label: 'bench', suite: 'noble', codename: 'noble', date: DATE, architectures: ['amd64'], components: ['main'], description: 'bench' });
+      const { listed } = await buildPackagesIndex(stanzas, { component: 'main', architecture: 'amd64' });
+      return buildRelease(listed, { origin: 'Packyard', label: 'bench', suite: 'noble', codename: 'noble', date: DATE, architectures: ['amd64'], components: ['main'], description: 'bench' });
     });
     const [, aptXzTime] = await best(() => buildPackagesIndex(stanzas, { component: 'main', architecture: 'amd64', xzMaxPlainBytes: Number.POSITIVE_INFINITY }));
     const [fragments, fragmentTime] = await best(() => rpms.slice(0, size).map((entry) => ({ key: entry.location, fragments: yumPackageFragments(entry) })));

@@ -19,6 +19,7 @@ import {
   text,
 } from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
+import { DEFAULT_PLAIN_MAX_BYTES } from '@packyard/formats';
 import { AdvisoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
@@ -52,6 +53,11 @@ export const REPOSITORY_SETTINGS = defineSettings({
     1,
   ),
   publishRepositoriesAtOnce: integer('PUBLISH_REPOSITORIES_AT_ONCE', 4, 'repositories one repository replica builds at once; more wait for a free slot, or another replica builds them', 1),
+  plainIndexMaxBytes: integer(
+    'PUBLISH_PLAIN_INDEX_MAX_BYTES',
+    DEFAULT_PLAIN_MAX_BYTES,
+    "an APT index (Packages, Sources) is also stored uncompressed while at most this size; a bigger one is served as .gz only and listed in Release, as Debian's archive does (apt reads the compressed one)",
+  ),
 });
 
 export const repositoryModule = defineModule({
@@ -108,6 +114,7 @@ export const repositoryModule = defineModule({
       es,
       blobs: ctx.use(blobStoreModule),
       signing: clients.client(SigningServiceDefinition, 'signing'),
+      build: { plainIndexMaxBytes: settings.plainIndexMaxBytes },
       logger: ctx.logger,
       packageSets,
       // the process in the name too: a restarted replica does not take its former self's leases before they expire

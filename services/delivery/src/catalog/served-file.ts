@@ -167,6 +167,12 @@ export function servedFiles(repository: RepositoryRecord, generations: readonly 
       const before = files.get(path);
       if (before?.sha256 === file.sha256) continue;
       const earlier = served.get(path);
+      // what the edge answered so far, unchanged: the same entry (one more package in 100,000
+      // makes one entry, not 100,000 with their header lists)
+      if (earlier && sameFile(earlier, file)) {
+        files.set(path, earlier);
+        continue;
+      }
       let date = own;
       if (earlier?.sha256 === file.sha256) date = earlier.lastModifiedMs;
       else if (before && !isContentAddressed(file)) date = Math.max(own, before.lastModifiedMs + 1000);
@@ -175,6 +181,14 @@ export function servedFiles(repository: RepositoryRecord, generations: readonly 
   }
   return files;
 }
+
+/** whether `served` answers exactly what servedFile would make of `file` at its path (the date is kept either way) */
+const sameFile = (served: ServedFile, file: IndexFile) =>
+  served.sha256 === file.sha256 &&
+  served.blobKey === file.blobKey &&
+  served.size === file.size &&
+  served.isPackage === file.package &&
+  served.headers[1] === (file.contentType || contentTypeOf(file.path));
 
 function byDistribution(publications: readonly PublicationRecord[]): Map<string, PublicationRecord[]> {
   const grouped = new Map<string, PublicationRecord[]>();

@@ -179,6 +179,12 @@ export class IndexEntryCache {
 /** A stable Origin/Label/Codename for the repository's life: apt refuses a Release whose Origin or Label changed. */
 export const releaseOrigin = (repository: PublishedRepository) => `Packyard ${repository.workspaceSlug}/${repository.name}`;
 
+/** how the metadata is written, apart from what it lists */
+export interface BuildOptions {
+  /** APT's plain indices are stored while at most this many bytes (formats' DEFAULT_PLAIN_MAX_BYTES); bigger ones are listed in Release only */
+  plainIndexMaxBytes?: number;
+}
+
 /**
  * Builds one distribution's metadata from the packages visible in it and (RPM) the
  * repository's advisories; `date` is the publication time.
@@ -190,11 +196,19 @@ export async function buildGeneration(
   cache: IndexEntryCache,
   date: Date,
   advisories: readonly Advisory[] = [],
+  options: BuildOptions = {},
 ): Promise<BuiltGeneration> {
-  return repository.kind === 'DEB' ? buildDeb(repository, target, packages, cache, date) : buildRpm(repository, target, packages, cache, date, advisories);
+  return repository.kind === 'DEB' ? buildDeb(repository, target, packages, cache, date, options) : buildRpm(repository, target, packages, cache, date, advisories);
 }
 
-async function buildDeb(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], cache: IndexEntryCache, date: Date): Promise<BuiltGeneration> {
+async function buildDeb(
+  repository: PublishedRepository,
+  target: Distribution,
+  packages: readonly PublishablePackage[],
+  cache: IndexEntryCache,
+  date: Date,
+  { plainIndexMaxBytes }: BuildOptions,
+): Promise<BuiltGeneration> {
   const component = repository.component || 'main';
   const root = `dists/${target.version}`;
   const binaries = { binary: [] as AptEntry[], installer: [] as AptEntry[], debug: [] as AptEntry[] };
@@ -221,20 +235,18 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
   // line of its own): an index file and three by-hash names fewer per architecture in every
   // Release and publication otherwise
   const binaryIndex = (name: string, kind: keyof typeof binaries, architecture: string) =>
-    buildAptIndex(`${name}/${BINARY_DIRECTORIES[kind]}binary-${architecture}/Packages`, name === component ? packagesForArchitecture(binaries[kind], architecture) : [], {}, blocks);
-  const indices = (
-    await Promise.all([
-      ...components.flatMap((name) => [
-        ...architectures.map((architecture) => binaryIndex(name, 'binary', architecture)),
-        buildAptIndex(`${name}/source/Sources`, name === component ? sources : [], {}, blocks),
-      ]),
-      ...(['installer', 'debug'] as const)
-        .filter((kind) => binaries[kind].length)
-        .flatMap((kind) => architectures.map((architecture) => binaryIndex(component, kind, architecture))),
-    ])
-  ).flat();
+    buildAptIndex(`${name}/${BINARY_DIRECTORIES[kind]}binary-${architecture}/Packages`, name === component ? packagesForArchitecture(binaries[kind], architecture) : [], { plainMaxBytes: plainIndexMaxBytes }, blocks);
+  const indices = await Promise.all([
+    ...components.flatMap((name) => [
+      ...architectures.map((architecture) => binaryIndex(name, 'binary', architecture)),
+      buildAptIndex(`${name}/source/Sources`, name === component ? sources : [], { plainMaxBytes: plainIndexMaxBytes }, blocks),
+    ]),
+    ...(['installer', 'debug'] as const)
+      .filter((kind) => binaries[kind].length)
+      .flatMap((kind) => architectures.map((architecture) => binaryIndex(component, kind, architecture))),
+  ]);
   blocks.sweep();
-  const release = buildRelease(indices, {
+  const release = buildRelease(indices.flatMap((index) => index.listed), {
     origin: releaseOrigin(repository),
     label: releaseOrigin(repository),
     suite: target.version,
@@ -245,9 +257,10 @@ async function buildDeb(repository: PublishedRepository, target: Distribution, p
     description: `Packyard repository ${repository.workspaceSlug}/${repository.name} for ${target.distro} ${target.version}`,
   });
   // the same bytes and digests under their path below the distribution root
-  const metadata = indices.map((file) => ({ ...file, path: `${root}/${file.path}` }));
+  const stored = indices.flatMap((index) => index.files);
+  const metadata = stored.map((file) => ({ ...file, path: `${root}/${file.path}` }));
   const signable = indexFile(`${root}/Release`, Buffer.from(release, 'utf8'));
-  const aliases = indices.flatMap((file, index) => byHashPaths(file).map((path) => ({ path: `${root}/${path}`, of: metadata[index] })));
+  const aliases = stored.flatMap((file, index) => byHashPaths(file).map((path) => ({ path: `${root}/${path}`, of: metadata[index] })));
   return { metadata: [...metadata, signable], signables: [signable], aliases, pool: uniquePaths(pool) };
 }
 

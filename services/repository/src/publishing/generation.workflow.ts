@@ -7,7 +7,7 @@ import { PublicationManifest, type IndexFile, type PublicationManifestRef } from
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { ARMORED_KEY_FILE, KEYRING_FILE, type Distribution } from '@packyard/formats';
 import type { PublishablePackage } from '../packages/publishable-package';
-import { advisoriesFor, buildGeneration, CACHED_REPOSITORIES, IndexEntryCache, type BuiltGeneration } from './generation.builder';
+import { advisoriesFor, buildGeneration, CACHED_REPOSITORIES, IndexEntryCache, type BuildOptions, type BuiltGeneration } from './generation.builder';
 import { contentTypeOf, targetKey, type PublishedRepository } from './publication-layout';
 import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
 import { isPublicationIntegrationEvent, publicationStream } from './publication.events';
@@ -25,6 +25,7 @@ export interface GenerationWorkflowOptions {
   es: EventSourcing;
   blobs: BlobStore;
   signing: PackyardClient<typeof SigningServiceDefinition>;
+  build?: BuildOptions;
 }
 
 /**
@@ -64,7 +65,7 @@ export class GenerationWorkflow {
     const inputsDigest = inputsDigestOf(repository, target, packages, applying);
     const current = await this.load(stream);
     if (!force && current.state.currentInputs === inputsDigest) return { generation: current.state.published[0], built: false };
-    const built = await buildGeneration(repository, target, packages, this.entries, date, applying);
+    const built = await buildGeneration(repository, target, packages, this.entries, date, applying, this.options.build);
 
     // phase 1: every metadata file is stored before anything points at it; the signing
     // module signs those very bytes meanwhile (its signatures are recorded only in phase 2)

@@ -6,7 +6,7 @@ import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/
 import { ADVISORIES, type AdvisoryDocument } from '../advisories/advisories.projection';
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
 import { BuildScheduler, type BuildWork } from './build-scheduler';
-import { CACHED_REPOSITORIES } from './generation.builder';
+import { CACHED_REPOSITORIES, type BuildOptions } from './generation.builder';
 import { GenerationWorkflow } from './generation.workflow';
 import { startIndexBlobsCleanup } from './index-blobs-cleanup.reaction';
 import type { PackageSets } from './package-sets';
@@ -16,6 +16,8 @@ export interface PublisherOptions {
   es: EventSourcing;
   blobs: BlobStore;
   signing: PackyardClient<typeof SigningServiceDefinition>;
+  /** how the metadata is written (the size above which a plain APT index is listed only) */
+  build?: BuildOptions;
   logger: Logger;
   /** the package sets, fed by the publishable-packages projection */
   packageSets: PackageSets;

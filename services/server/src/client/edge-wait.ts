@@ -22,9 +22,12 @@ async function fetchEdge(url: string, token: string): Promise<Buffer | undefined
   return response.ok ? Buffer.from(await response.arrayBuffer()) : undefined;
 }
 
-/** The uncompressed Packages and Sources indices InRelease lists (its SHA256 section: ` <hash> <size> <path>`). */
+/**
+ * The gzipped Packages and Sources indices InRelease lists (its SHA256 section: ` <hash> <size> <path>`):
+ * the form every APT index is stored in (above 4 MiB the plain one is listed but not served, as in Debian's archive).
+ */
 const packagesIndices = (inRelease: string) =>
-  [...new Set([...inRelease.matchAll(/^ [0-9a-f]{64}\s+\d+\s+(\S+\/binary-[^/\s]+\/Packages|\S+\/source\/Sources)$/gm)].map((m) => m[1]))];
+  [...new Set([...inRelease.matchAll(/^ [0-9a-f]{64}\s+\d+\s+(\S+\/binary-[^/\s]+\/Packages\.gz|\S+\/source\/Sources\.gz)$/gm)].map((m) => m[1]))];
 
 async function aptServes(base: string, target: Distribution, pkg: Package, token: string): Promise<boolean> {
   const dists = `${base}/${target.distro}/dists/${target.version}`;
@@ -34,7 +37,7 @@ async function aptServes(base: string, target: Distribution, pkg: Package, token
     const packages = await fetchEdge(`${dists}/${path}`, token);
     // a Packages stanza's Filename, or a .dsc in the Files list of a Sources stanza
     const listed = new RegExp(`^(Filename: \\S*/| [0-9a-f]{32} \\d+ )${escapeRegExp(pkg.filename)}$`, 'm');
-    if (packages && listed.test(packages.toString('utf8'))) return true;
+    if (packages && listed.test(gunzipSync(packages).toString('utf8'))) return true;
   }
   return false;
 }

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitUntilInstallable } from './edge-wait';
@@ -16,14 +17,14 @@ const stanza = (filename: string) => `Package: x\nFilename: pool/main/x/${filena
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-/** serves dists/bookworm/{InRelease,main/binary-amd64/Packages}; `packages()` decides the index's content per request */
+/** serves dists/bookworm/{InRelease,main/binary-amd64/Packages.gz} (a large index: the plain one is listed, not served); `packages()` decides the index's content per request */
 async function edge(packages: () => string): Promise<string> {
   server = createServer((request, response) => {
     if (request.headers.authorization !== `Basic ${Buffer.from(`${TOKEN}:`).toString('base64')}`) return void response.writeHead(401).end();
     if (request.url === '/deb/w/tools/debian/dists/bookworm/InRelease') {
       return void response.end(`Suite: bookworm\nSHA256:\n ${'a'.repeat(64)} 10 main/binary-amd64/Packages\n ${'b'.repeat(64)} 10 main/binary-amd64/Packages.gz\n`);
     }
-    if (request.url === '/deb/w/tools/debian/dists/bookworm/main/binary-amd64/Packages') return void response.end(packages());
+    if (request.url === '/deb/w/tools/debian/dists/bookworm/main/binary-amd64/Packages.gz') return void response.end(gzipSync(packages()));
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));

@@ -66,7 +66,7 @@ describe('APT index writers against apt-ftparchive', () => {
     const written = [];
     for (const architecture of ['amd64', 'arm64']) {
       const stanzas = packagesForArchitecture(entries, architecture).map((entry) => ({ key: entry.filename, text: packagesStanza(entry) }));
-      written.push(...(await buildPackagesIndex(stanzas, { component: 'main', architecture })));
+      written.push(...(await buildPackagesIndex(stanzas, { component: 'main', architecture })).files);
     }
     for (const file of written) {
       await mkdir(join(dists, file.path, '..'), { recursive: true });
@@ -88,7 +88,7 @@ describe('APT index writers against apt-ftparchive', () => {
   });
 
   it('puts arch-all packages in every binary index, readable by the real decompressors', async () => {
-    const files = await buildPackagesIndex(
+    const { files } = await buildPackagesIndex(
       packagesForArchitecture(entries, 'arm64').map((entry) => ({ key: entry.filename, text: packagesStanza(entry) })),
       { component: 'main', architecture: 'arm64' },
     );

@@ -56,12 +56,15 @@ describe('architectures', () => {
   });
 });
 
+const digest = (algorithm: string, bytes: Buffer) => createHash(algorithm).update(bytes).digest('hex');
+
 describe('buildPackagesIndex', () => {
   const stanzas = [entry('a', 'amd64'), entry('b', 'all')].map(packagesStanza);
   const pieces = stanzas.map((text, index) => ({ key: String(index), text }));
 
   it('writes Packages, .gz and .xz with the same content and correct digests', async () => {
-    const files = await buildPackagesIndex(pieces, { component: 'main', architecture: 'amd64' });
+    const { files, listed } = await buildPackagesIndex(pieces, { component: 'main', architecture: 'amd64' });
+    expect(listed).toEqual(files);
     expect(files.map((file) => file.path)).toEqual(['main/binary-amd64/Packages', 'main/binary-amd64/Packages.gz', 'main/binary-amd64/Packages.xz']);
     const [plain, gz, xzFile] = files;
     expect(plain.bytes.toString()).toBe(stanzas.join(''));
@@ -76,8 +79,19 @@ describe('buildPackagesIndex', () => {
   });
 
   it('leaves Packages.xz out above the size threshold', async () => {
-    const files = await buildPackagesIndex(pieces, { component: 'main', architecture: 'amd64', xzMaxPlainBytes: 10 });
+    const { files } = await buildPackagesIndex(pieces, { component: 'main', architecture: 'amd64', xzMaxPlainBytes: 10 });
     expect(files.map((file) => file.path)).toEqual(['main/binary-amd64/Packages', 'main/binary-amd64/Packages.gz']);
+  });
+
+  it('above the plain threshold stores the compressed index only, and lists the plain one as it would be', async () => {
+    const { files, listed } = await buildPackagesIndex(pieces, { component: 'main', architecture: 'amd64', xzMaxPlainBytes: 10, plainMaxBytes: 10 });
+    expect(files.map((file) => file.path)).toEqual(['main/binary-amd64/Packages.gz']);
+    const plain = Buffer.from(stanzas.join(''));
+    expect(listed).toEqual([
+      { path: 'main/binary-amd64/Packages', size: plain.length, md5: digest('md5', plain), sha256: digest('sha256', plain), sha512: digest('sha512', plain) },
+      files[0],
+    ]);
+    expect(gunzipSync(files[0].bytes)).toEqual(plain);
   });
 });
 

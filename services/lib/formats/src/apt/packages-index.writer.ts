@@ -2,6 +2,8 @@ import type { ControlField } from '../deb/deb-control.parser';
 import type { DebFileDigests } from '../deb/deb.parser';
 import { type GzipBlockCache, gzipInBlocks, type IndexPiece } from '../common/gzip-blocks';
 import { type AptIndexFile, aptIndexFile, gzip } from '../common/index-file';
+import { PartDigests } from '../common/part-digests';
+import type { ReleaseEntry } from './release.writer';
 import { xzInBlocks } from '../common/xz-blocks';
 
 /** What the Packages index needs of one stored .deb. */
@@ -96,34 +98,59 @@ export interface PackagesIndexOptions {
    * whichever compressed file the Release lists.
    */
   readonly xzMaxPlainBytes?: number;
+  /** the plain index is stored while it is at most this many bytes (DEFAULT_PLAIN_MAX_BYTES) */
+  readonly plainMaxBytes?: number;
 }
 
 export const DEFAULT_XZ_MAX_PLAIN_BYTES = 2 * 1024 * 1024;
 
+/**
+ * The plain index is stored while it is at most this many bytes. Above it Release still
+ * lists it (its size and digests, what apt checks a decompressed index against) but it
+ * is not served, as in Debian's and Ubuntu's archives: apt fetches a compressed index, and
+ * one more package in 100,000 does not write, hash and sync 70 MB nobody downloads.
+ */
+export const DEFAULT_PLAIN_MAX_BYTES = 4 * 1024 * 1024;
+
+/** One APT index: the files to store and serve, and what Release lists of it. */
+export interface AptIndex {
+  /** `<path>` (size permitting), `<path>.gz`, `<path>.xz` (size permitting) */
+  files: AptIndexFile[];
+  /** the files, and the plain index also when it is not stored */
+  listed: ReleaseEntry[];
+}
+
 /** `Packages`, `Packages.gz` and (size permitting) `Packages.xz` for one component/arch. */
-export const buildPackagesIndex = (stanzas: readonly IndexPiece[], options: PackagesIndexOptions, cache?: GzipBlockCache): Promise<AptIndexFile[]> =>
+export const buildPackagesIndex = (stanzas: readonly IndexPiece[], options: PackagesIndexOptions, cache?: GzipBlockCache): Promise<AptIndex> =>
   buildAptIndex(`${options.component}/binary-${options.architecture}/Packages`, stanzas, options, cache);
 
 /**
- * One APT index in its three forms: `<path>`, `<path>.gz` and, size permitting, `<path>.xz`
+ * One APT index in its three forms: `<path>` and `<path>.xz` (size permitting), `<path>.gz`
  * (`main/binary-amd64/Packages`, `main/source/Sources`,
  * `main/debian-installer/binary-amd64/Packages`).
  */
-export async function buildAptIndex(path: string, stanzas: readonly IndexPiece[], options: Pick<PackagesIndexOptions, 'xzMaxPlainBytes'>, cache?: GzipBlockCache): Promise<AptIndexFile[]> {
+export async function buildAptIndex(
+  path: string,
+  stanzas: readonly IndexPiece[],
+  options: Pick<PackagesIndexOptions, 'xzMaxPlainBytes' | 'plainMaxBytes'>,
+  cache?: GzipBlockCache,
+): Promise<AptIndex> {
   const blocks = await gzipInBlocks(path, stanzas, cache);
-  const plain = Buffer.concat(blocks.map((block) => block.plain));
-  const withXz = plain.length <= (options.xzMaxPlainBytes ?? DEFAULT_XZ_MAX_PLAIN_BYTES);
+  const plainParts = blocks.map((block) => block.plain);
+  const plainSize = plainParts.reduce((size, part) => size + part.length, 0);
   // both compressed block by block: a block the cache kept is not compressed again
-  const [gzipped, xzed] = await Promise.all([
-    blocks.length ? Buffer.concat(blocks.map((block) => block.gzipped)) : gzip(plain),
-    withXz ? xzInBlocks(blocks.map((block) => block.plain)) : undefined,
+  const [gzipParts, xzed] = await Promise.all([
+    blocks.length ? blocks.map((block) => block.gzipped) : gzip(Buffer.alloc(0)).then((empty) => [empty]),
+    plainSize <= (options.xzMaxPlainBytes ?? DEFAULT_XZ_MAX_PLAIN_BYTES) ? xzInBlocks(plainParts) : undefined,
   ]);
   // the plain and gzip files are their blocks joined: hashed from the first block that changed
-  const ofBlocks = (name: string, bytes: Buffer, parts: Buffer[]): AptIndexFile =>
-    cache && parts.length ? { path: name, bytes, size: bytes.length, ...cache.digests.of(name, parts) } : aptIndexFile(name, bytes);
-  return [
-    ofBlocks(path, plain, blocks.map((block) => block.plain)),
-    ofBlocks(`${path}.gz`, gzipped, blocks.map((block) => block.gzipped)),
+  const digests = cache?.digests ?? new PartDigests();
+  const plain = { path, size: plainSize, ...digests.of(path, plainParts) };
+  const gzipped = Buffer.concat(gzipParts);
+  const files: AptIndexFile[] = [
+    ...(plainSize <= (options.plainMaxBytes ?? DEFAULT_PLAIN_MAX_BYTES) ? [{ ...plain, bytes: Buffer.concat(plainParts, plainSize) }] : []),
+    { path: `${path}.gz`, bytes: gzipped, size: gzipped.length, ...digests.of(`${path}.gz`, gzipParts) },
     ...(xzed ? [aptIndexFile(`${path}.xz`, xzed)] : []),
   ];
+  return { files, listed: files[0].path === path ? files : [plain, ...files] };
 }

@@ -15,7 +15,8 @@ export interface ReleaseOptions {
   readonly includeMd5?: boolean;
 }
 
-type ReleaseEntry = Pick<AptIndexFile, 'path' | 'size' | 'md5' | 'sha256' | 'sha512'>;
+/** what Release lists of one index file */
+export type ReleaseEntry = Pick<AptIndexFile, 'path' | 'size' | 'md5' | 'sha256' | 'sha512'>;
 
 const HASH_LISTS = [
   { field: 'MD5Sum', key: 'md5' },

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { createReadStream } from 'node:fs';
+import { parseDeb } from '@packyard/formats';
+import { recordInbox } from '@packyard/platform';
+import { buildCorpus } from '@packyard/testing/packages/corpus.builder';
+import { craftDeb, validControlText } from '@packyard/testing/packages/deb-crafting';
+import { debIdentity } from '@packyard/artifact/uploads/upload-rules';
+import { toPublishablePackage } from '@packyard/repository/packages/publishable-package';
+import { seedRepository, startPublishingRig } from '@packyard/repository/publishing/testing/publishing-rig';
+import { Session } from 'node:inspector/promises';
+
+const count = Number(process.env.N ?? 2000);
+const cacheDir = join(tmpdir(), 'packyard-bench-corpus');
+const files = await buildCorpus('deb', count, cacheDir);
+const ev = async (file: string, repositoryId: string) => {
+  const identity = debIdentity(await parseDeb(createReadStream(file)));
+  const sha256 = JSON.parse(identity.indexEntryJson).file.sha256;
+  return { packageId: randomUUID(), repositoryId, workspaceId: 'w', ownerId: 'o', kind: 'DEB' as const, distribution: 'ubuntu/noble', ...identity, sizeBytes: 1, sha256, blobKey: `packages/${repositoryId}/sha256/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`, uploadedAt: new Date().toISOString(), sourceFiles: [] };
+};
+const dataDir = await mkdtemp(join(tmpdir(), 'prof-'));
+const repositoryId = randomUUID();
+const { es, publisher, stop } = await startPublishingRig(dataDir);
+const seeded = [];
+for (const f of files) seeded.push(toPublishablePackage(await ev(f, repositoryId)));
+await seedRepository(es, { id: repositoryId, kind: 'DEB', name: 'bench-deb' }, seeded);
+await publisher.start();
+await publisher.waitForPublication(repositoryId, seeded[0].id, 120_000);
+const extras = [];
+for (let i = 0; i < 25; i++) { const name = `xtra-${Date.now().toString(36)}-${i}`; const file = join(dataDir, `${name}.deb`); await writeFile(file, await craftDeb({ control: `${validControlText(name, '1.0-1', 'amd64')}Section: misc\n` })); extras.push(file); }
+const session = new Session(); session.connect();
+const one = async (file: string) => { const data = await ev(file, repositoryId); const t0 = performance.now(); await recordInbox(es.events, 'artifact', { id: randomUUID(), type: 'PackageUploaded', key: `package-${data.packageId}`, data }); await publisher.waitForPublication(repositoryId, data.packageId, 30000); return performance.now() - t0; };
+await one(extras[0]);
+await session.post('Profiler.enable'); await session.post('Profiler.start');
+const t = [];
+for (const f of extras.slice(1)) t.push(await one(f));
+const { profile } = await session.post('Profiler.stop');
+console.log('ms', t.map((x) => x.toFixed(0)).join(' '));
+await writeFile('/tmp/pub.cpuprofile', JSON.stringify(profile));
+await stop(); await rm(dataDir, { recursive: true, force: true });
