@@ -22,6 +22,7 @@ import {
 import { BLOB_STORE_SETTINGS, openBlobStore } from '@packyard/platform/runtime/blob-store.module';
 import { DELIVERY_SETTINGS } from '../delivery-settings';
 import { assembleEdge } from '../edge/edge-assembly';
+import { edgeFirst } from '../edge/edge-http1';
 import { EDGE_WORKER_SLOT_ENV, PRIMARY_SOCKET_ENV, type FromEdgeWorker, type ToEdgeWorker } from './edge-worker-messages';
 
 const TRAFFIC_REPORT_INTERVAL_MS = 1_000;
@@ -162,6 +163,8 @@ export async function runEdgeWorker(): Promise<void> {
     publicServerOptions({ headersMs: http.headersTimeoutSeconds * 1000, requestMs: http.requestTimeoutSeconds * 1000, idleMs: http.idleTimeoutSeconds * 1000, longBodyMs: http.uploadTimeoutSeconds * 1000 }),
     (request, response) => (edge.matches(request.url ?? '/') ? edge.handle(request, response) : forward(request, response)),
   ).setTimeout(http.idleTimeoutSeconds * 1000);
+  // apt's and dnf's GETs are read by the edge itself, everything else by node:http
+  const edgeConnections = edgeFirst(server, { edge, idleMs: http.idleTimeoutSeconds * 1000, headersMs: http.headersTimeoutSeconds * 1000 });
   const reportTraffic = (done?: () => void) => {
     const totals = accounting.take();
     if (totals.traffic.length || totals.downloads.length) send({ type: 'traffic', totals }, done);
@@ -180,7 +183,11 @@ export async function runEdgeWorker(): Promise<void> {
     stopping = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    const hardStop = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+    edgeConnections.closeIdle();
+    const hardStop = setTimeout(() => {
+      server.closeAllConnections();
+      edgeConnections.closeAll();
+    }, config.shutdownTimeoutMs);
     void closed.then(async () => {
       clearTimeout(hardStop);
       clearInterval(reporting);

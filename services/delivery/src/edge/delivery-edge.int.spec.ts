@@ -18,18 +18,20 @@ import { deliveryProjection, type CatalogChange } from '../catalog/delivery.proj
 import { PublishedCatalog } from '../catalog/published-catalog';
 import { PublicKeys } from '../keys/public-keys';
 import { deliveryEdge } from './delivery-edge';
+import { edgeFirst } from './edge-http1';
 import { EdgeMetrics } from './edge-metrics';
 import { PackageBodyCache } from './package-body-cache';
 
 // The edge against a publication built in the test: a real blob store and read model, the
-// projection fed with the events the pipeline emits, and fetch as the client.
+// projection fed with the events the pipeline emits, and fetch as the client; all of it
+// through node:http, and again through the edge's own HTTP/1.1 reader as edge workers run it.
 
 const TOKEN = 'pk_live_good';
 const OTHER_REPO_TOKEN = 'pk_live_other';
 const basic = (token: string) => `Basic ${Buffer.from(`${token}:`).toString('base64')}`;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-describe('delivery edge', () => {
+describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the edge's own HTTP/1.1 reader", ownReader: true }])('delivery edge through $transport', ({ ownReader }) => {
   let dir: string;
   let blobs: FsBlobStore;
   let readModels: ReadModelStore;
@@ -115,6 +117,7 @@ describe('delivery edge', () => {
     });
     const edge = deliveryEdge({ catalog, verdicts, accounting, blobs: store, publicKeys, metrics: new EdgeMetrics(registry), packageBodies, logger: pino({ level: 'silent' }) });
     server = createServer((request, response) => (edge.matches(request.url!) ? edge.handle(request, response) : response.writeHead(418).end()));
+    if (ownReader) edgeFirst(server, { edge, idleMs: 60_000, headersMs: 60_000 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deb/acme/tools/debian`;
 

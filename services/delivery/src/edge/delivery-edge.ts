@@ -1,6 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { EdgeHandler } from '@packyard/platform';
 import { recyclerOf, type BlobStore } from '@packyard/platform/blobs/index';
@@ -37,8 +36,34 @@ export interface DeliveryEdgeOptions {
 // refusal is a bare text/plain answer with a status apt and dnf report as such.
 const UNAUTHORIZED_HEADERS = ['www-authenticate', 'Basic realm="Packyard"', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '13'];
 const NOT_FOUND_HEADERS = ['content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '10'];
+const UNAUTHORIZED_BODY = Buffer.from('Unauthorized\n');
+const NOT_FOUND_BODY = Buffer.from('Not found\n');
 const PRESIGN_SECONDS = 300;
 const WHOLE_FILE: ResponsePlan = { status: 200 };
+
+/** A request as the edge reads it: from node:http, or from its own HTTP/1.1 reader (edge-http1.ts). */
+export interface EdgeRequest {
+  method?: string;
+  url?: string;
+  headers: Pick<IncomingHttpHeaders, 'authorization' | 'if-none-match' | 'if-modified-since' | 'range'> & { 'if-range'?: string | string[] };
+}
+
+/** How the edge answers one request; each request gets exactly one send, stream or destroy. */
+export interface EdgeReply {
+  /** the whole answer: status, header pairs (`[name, value, …]`), and the body if there is one */
+  send(status: number, headers: readonly string[], body?: Buffer): void;
+  /** status and headers now, then `body` with back-pressure; a body that fails midway cuts the connection */
+  stream(status: number, headers: readonly string[], body: Readable): void;
+  /** cuts the connection (the client sees the server go away, and retries) */
+  destroy(): void;
+  /** whether the status line has gone out */
+  readonly started: boolean;
+}
+
+/** The apt/yum edge: node:http's handler, and `answer` for the edge's own HTTP/1.1 reader. */
+export interface DeliveryEdge extends EdgeHandler {
+  answer(request: EdgeRequest, reply: EdgeReply): void;
+}
 
 function decodePath(url: string): string | undefined {
   const query = url.indexOf('?');
@@ -52,46 +77,70 @@ function decodePath(url: string): string | undefined {
 }
 
 /**
- * Sends `stream` as the body, with back-pressure. When the blob store's stream takes chunks
- * back (RecyclingStream), each goes back once the socket has taken its bytes, so a large
- * file is served from a few buffers reused rather than one allocated (and collected) per
- * MiB. A client going away mid-download is its own business, not an error: the stream stops
- * (and lets go of its file).
+ * Writes `stream` into `target` (a response, or the socket itself) with back-pressure, and
+ * calls `finished` after its last chunk. When the blob store's stream takes chunks back
+ * (RecyclingStream), each goes back once the socket has taken its bytes, so a large file is
+ * served from a few buffers reused rather than one allocated (and collected) per MiB. A
+ * client going away mid-download is its own business, not an error: the stream stops (and
+ * lets go of its file).
  */
-function streamInto(stream: Readable, response: ServerResponse): void {
+export function streamInto(stream: Readable, target: Writable, finished: () => void): void {
   const recycle = recyclerOf(stream);
-  if (!recycle) return void pipeline(stream, response).catch(() => undefined);
+  // given back only once written: on an error the socket may not be done with it
+  const written = recycle ? (chunk: Buffer) => (error?: Error | null) => error || recycle(chunk) : () => undefined;
+  const resume = () => stream.resume();
+  const gone = () => stream.destroy();
   stream.on('data', (chunk: Buffer) => {
-    // given back only once written: on an error the socket may not be done with it
-    if (!response.write(chunk, (error) => error || recycle(chunk))) stream.pause();
+    if (!target.write(chunk, written(chunk))) stream.pause();
   });
-  response.on('drain', () => stream.resume());
-  stream.once('end', () => response.end());
-  // a file unreadable halfway: the client sees the connection cut, as with pipeline
-  stream.once('error', () => response.destroy());
-  response.once('close', () => stream.destroy());
+  target.on('drain', resume);
+  target.once('close', gone);
+  stream.once('end', () => {
+    target.off('drain', resume);
+    target.off('close', gone);
+    finished();
+  });
+  // a file unreadable halfway: the client sees the connection cut
+  stream.once('error', () => target.destroy());
+}
+
+/** node:http's response as an EdgeReply */
+function replyThrough(response: ServerResponse): EdgeReply {
+  return {
+    send: (status, headers, body) => void response.writeHead(status, headers as string[]).end(body),
+    stream: (status, headers, body) => {
+      response.writeHead(status, headers as string[]);
+      streamInto(body, response, () => response.end());
+    },
+    destroy: () => void response.destroy(),
+    get started() {
+      return response.headersSent;
+    },
+  };
 }
 
 /**
- * The apt/yum edge: `/deb/…` and `/rpm/…` on the bare node:http server, before fastify.
+ * The apt/yum edge: `/deb/…` and `/rpm/…`, on the bare node:http server before fastify, and
+ * in edge workers through their own HTTP/1.1 reader first (edge-http1.ts).
  * Per request: one map lookup for the repository (the first request for a repository after
  * a start waits for it to be loaded), a cached token verdict, one map lookup for the file,
  * then bytes from memory or a stream from the blob store.
  */
-export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
+export function deliveryEdge(options: DeliveryEdgeOptions): DeliveryEdge {
   const { catalog, verdicts, accounting, blobs, publicKeys, metrics, packageBodies, logger } = options;
 
-  const refuse = (response: ServerResponse, status: 401 | 404 | 405 | 503, unavailable = 'Token check unavailable') => {
+  const refuse = (reply: EdgeReply, status: 401 | 404 | 405 | 503, unavailable = 'Token check unavailable') => {
     metrics.request('none', status, 0);
-    if (status === 401) return response.writeHead(401, UNAUTHORIZED_HEADERS).end('Unauthorized\n');
-    if (status === 404) return response.writeHead(404, NOT_FOUND_HEADERS).end('Not found\n');
-    if (status === 405) return response.writeHead(405, ['allow', 'GET, HEAD', 'content-length', '0']).end();
-    if (options.goingAway?.()) return response.destroy();
-    return response.writeHead(503, ['retry-after', '1', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store']).end(`${unavailable}\n`);
+    if (status === 401) return reply.send(401, UNAUTHORIZED_HEADERS, UNAUTHORIZED_BODY);
+    if (status === 404) return reply.send(404, NOT_FOUND_HEADERS, NOT_FOUND_BODY);
+    if (status === 405) return reply.send(405, ['allow', 'GET, HEAD', 'content-length', '0']);
+    if (options.goingAway?.()) return reply.destroy();
+    const body = Buffer.from(`${unavailable}\n`);
+    return reply.send(503, ['retry-after', '1', 'content-type', 'text/plain; charset=utf-8', 'cache-control', 'no-store', 'content-length', String(body.length)], body);
   };
 
   /** answers `file` (authorised); returns the body bytes it sends */
-  function send(request: IncomingMessage, response: ServerResponse, file: ServedFile, kind: FileKind): number {
+  function send(request: EdgeRequest, reply: EdgeReply, file: ServedFile, kind: FileKind): number {
     const headers = request.headers;
     // most requests carry no condition and no range: they are answered whole without building the conditions
     const plan =
@@ -100,12 +149,12 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
         : planResponse({ ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'], range: headers.range, ifRange: headers['if-range'] as string | undefined }, file);
     const head = request.method === 'HEAD';
     if (plan.status === 304) {
-      response.writeHead(304, file.notModifiedHeaders).end();
+      reply.send(304, file.notModifiedHeaders);
       metrics.request(kind, 304, 0);
       return 0;
     }
     if (plan.status === 416) {
-      response.writeHead(416, ['content-range', `bytes */${file.size}`, 'content-length', '0', 'vary', 'Authorization']).end();
+      reply.send(416, ['content-range', `bytes */${file.size}`, 'content-length', '0', 'vary', 'Authorization']);
       metrics.request(kind, 416, 0);
       return 0;
     }
@@ -114,69 +163,66 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
     const length = end - start + 1;
     const responseHeaders = plan.status === 206 ? [...file.headers, 'content-range', `bytes ${start}-${end}/${file.size}`, 'content-length', String(length)] : file.fullHeaders;
     if (head) {
-      response.writeHead(plan.status, responseHeaders).end();
+      reply.send(plan.status, responseHeaders);
       metrics.request(kind, plan.status, 0);
       return 0;
     }
     // the object store sends package bytes itself; metadata stays here (it is in memory)
     if (!file.body && options.presignDownloads && blobs.presignedGet && plan.status === 200) {
       blobs.presignedGet(file.blobKey, PRESIGN_SECONDS).then(
-        (location) => response.writeHead(302, ['location', location, 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '0']).end(),
-        (error) => fail(response, error, file),
+        (location) => reply.send(302, ['location', location, 'cache-control', 'no-store', 'vary', 'Authorization', 'content-length', '0']),
+        (error) => fail(reply, error, file),
       );
       metrics.request(kind, 302, 0);
       return length;
     }
     const body = file.body ?? (file.size <= packageBodies.maxFileBytes ? packageBodies.get(file.blobKey) : undefined);
     if (body) {
-      response.writeHead(plan.status, responseHeaders).end(plan.status === 206 ? body.subarray(start, end + 1) : body);
+      reply.send(plan.status, responseHeaders, plan.status === 206 ? body.subarray(start, end + 1) : body);
       metrics.request(kind, plan.status, length);
       return length;
     }
     if (file.size <= packageBodies.maxFileBytes) {
       packageBodies.load(file.blobKey).then(
-        (loaded) => response.writeHead(plan.status, responseHeaders).end(plan.status === 206 ? loaded.subarray(start, end + 1) : loaded),
-        (error) => fail(response, error, file),
+        (loaded) => reply.send(plan.status, responseHeaders, plan.status === 206 ? loaded.subarray(start, end + 1) : loaded),
+        (error) => fail(reply, error, file),
       );
       metrics.request(kind, plan.status, length);
       return length;
     }
     blobs.get(file.blobKey, plan.status === 206 ? { start, end } : undefined).then(
-      (stream) => {
-        response.writeHead(plan.status, responseHeaders);
-        streamInto(stream, response);
-      },
-      (error) => fail(response, error, file),
+      (stream) => reply.stream(plan.status, responseHeaders, stream),
+      (error) => fail(reply, error, file),
     );
     metrics.request(kind, plan.status, length);
     return length;
   }
 
-  function fail(response: ServerResponse, error: unknown, file: ServedFile) {
+  function fail(reply: EdgeReply, error: unknown, file: ServedFile) {
     logger.error({ err: error, blobKey: file.blobKey }, 'published file unreadable');
-    if (!response.headersSent) response.writeHead(500, ['content-type', 'text/plain; charset=utf-8', 'content-length', '15']).end('Internal error\n');
-    else response.destroy();
+    if (!reply.started) reply.send(500, ['content-type', 'text/plain; charset=utf-8', 'content-length', '15'], Buffer.from('Internal error\n'));
+    else reply.destroy();
   }
 
   /** the keys as published with the repository's indices; asked of the signing module only before its first publication */
-  function serveKey(request: IncomingMessage, response: ServerResponse, path: string, repository: ServedRepository, armored: boolean) {
+  function serveKey(request: EdgeRequest, reply: EdgeReply, path: string, repository: ServedRepository, armored: boolean) {
     const published = repository.files.get(path);
-    if (published) return void send(request, response, published, 'key');
+    if (published) return void send(request, reply, published, 'key');
     publicKeys.get(repository.record.id).then(
-      (files) => send(request, response, armored ? files.armored : files.keyring, 'key'),
+      (files) => send(request, reply, armored ? files.armored : files.keyring, 'key'),
       (error) => {
         logger.warn({ err: error, repositoryId: repository.record.id }, 'public key unavailable');
-        refuse(response, 404);
+        refuse(reply, 404);
       },
     );
   }
 
-  function authorised(request: IncomingMessage, response: ServerResponse, path: string, repository: ServedRepository | undefined, verdict: TokenVerdict) {
-    if (!repository || !grantsRead(verdict, repository.record)) return refuse(response, 401);
+  function authorised(request: EdgeRequest, reply: EdgeReply, path: string, repository: ServedRepository | undefined, verdict: TokenVerdict) {
+    if (!repository || !grantsRead(verdict, repository.record)) return refuse(reply, 401);
     const file = repository.files.get(path);
-    if (!file) return refuse(response, 404);
+    if (!file) return refuse(reply, 404);
     const kind: FileKind = file.isPackage ? 'package' : 'metadata';
-    const bytes = send(request, response, file, kind);
+    const bytes = send(request, reply, file, kind);
     const now = Date.now();
     accounting.served(repository.record, verdict, bytes, now);
     if (file.isPackage && bytes > 0 && request.method === 'GET' && (bytes === file.size || request.headers.range?.startsWith('bytes=0-'))) {
@@ -184,43 +230,46 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
     }
   }
 
-  function answer(request: IncomingMessage, response: ServerResponse, path: string, repository: ServedRepository | undefined) {
+  function answer(request: EdgeRequest, reply: EdgeReply, path: string, repository: ServedRepository | undefined) {
     // the public key and repomd.xml.key are public: a machine needs them before it has a token
     if (repository && (path.endsWith('.key') || path.endsWith('.gpg'))) {
       const rest = path.slice(repositoryPath(repository.record).length);
-      if (rest === `/${ARMORED_KEY_FILE}`) return serveKey(request, response, path, repository, true);
-      if (rest === `/${KEYRING_FILE}`) return serveKey(request, response, path, repository, false);
+      if (rest === `/${ARMORED_KEY_FILE}`) return serveKey(request, reply, path, repository, true);
+      if (rest === `/${KEYRING_FILE}`) return serveKey(request, reply, path, repository, false);
       if (rest.endsWith('/repodata/repomd.xml.key')) {
         const file = repository.files.get(path);
-        return file ? void send(request, response, file, 'key') : refuse(response, 404);
+        return file ? void send(request, reply, file, 'key') : refuse(reply, 404);
       }
     }
     const verdict = verdicts.verdict(request.headers.authorization);
-    if (!('then' in verdict)) return authorised(request, response, path, repository, verdict);
+    if (!('then' in verdict)) return authorised(request, reply, path, repository, verdict);
     verdict.then(
-      (answer) => authorised(request, response, path, repository, answer),
+      (answer) => authorised(request, reply, path, repository, answer),
       (error) => {
         logger.warn({ err: error }, 'token check failed');
-        refuse(response, 503);
+        refuse(reply, 503);
+      },
+    );
+  }
+
+  function answerRequest(request: EdgeRequest, reply: EdgeReply) {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(reply, 405);
+    const path = decodePath(request.url ?? '/');
+    if (path === undefined) return refuse(reply, 404);
+    const repository = catalog.repositoryAt(path);
+    if (!(repository instanceof Promise)) return answer(request, reply, path, repository);
+    repository.then(
+      (loaded) => answer(request, reply, path, loaded),
+      (error) => {
+        logger.error({ err: error, path }, 'loading the repository failed');
+        refuse(reply, 503, 'Repository unavailable');
       },
     );
   }
 
   return {
     matches: (url) => url.startsWith('/deb/') || url.startsWith('/rpm/'),
-    handle(request, response) {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(response, 405);
-      const path = decodePath(request.url ?? '/');
-      if (path === undefined) return refuse(response, 404);
-      const repository = catalog.repositoryAt(path);
-      if (!(repository instanceof Promise)) return answer(request, response, path, repository);
-      repository.then(
-        (loaded) => answer(request, response, path, loaded),
-        (error) => {
-          logger.error({ err: error, path }, 'loading the repository failed');
-          refuse(response, 503, 'Repository unavailable');
-        },
-      );
-    },
+    answer: answerRequest,
+    handle: (request, response) => answerRequest(request, replyThrough(response)),
   };
 }
