@@ -6,6 +6,7 @@ import {
   createGrpcClients,
   createLogger,
   createReadModelStore,
+  edgeFirst,
   GRPC_CLIENT_SETTINGS,
   HTTP_SERVER_SETTINGS,
   INTERNAL_AUTH_SETTINGS,
@@ -13,6 +14,7 @@ import {
   loadConfig,
   publicServerOptions,
   readSettings,
+  replyThrough,
   storeOptionsFor,
   type Logger,
   type SettingsDeclaration,
@@ -22,7 +24,6 @@ import {
 import { BLOB_STORE_SETTINGS, openBlobStore } from '@packyard/platform/runtime/blob-store.module';
 import { DELIVERY_SETTINGS } from '../delivery-settings';
 import { assembleEdge } from '../edge/edge-assembly';
-import { edgeFirst } from '../edge/edge-http1';
 import { EDGE_WORKER_SLOT_ENV, PRIMARY_SOCKET_ENV, type FromEdgeWorker, type ToEdgeWorker } from './edge-worker-messages';
 
 const TRAFFIC_REPORT_INTERVAL_MS = 1_000;
@@ -161,7 +162,7 @@ export async function runEdgeWorker(): Promise<void> {
   const forward = forwardToPrimary(primarySocket, { trustProxy: http.trustProxy, idleMs: http.idleTimeoutSeconds * 1000 }, primaryGone, logger);
   const server = createServer(
     publicServerOptions({ headersMs: http.headersTimeoutSeconds * 1000, requestMs: http.requestTimeoutSeconds * 1000, idleMs: http.idleTimeoutSeconds * 1000, longBodyMs: http.uploadTimeoutSeconds * 1000 }),
-    (request, response) => (edge.matches(request.url ?? '/') ? edge.handle(request, response) : forward(request, response)),
+    (request, response) => (edge.matches(request.url ?? '/') ? edge.answer(request, replyThrough(response)) : forward(request, response)),
   ).setTimeout(http.idleTimeoutSeconds * 1000);
   // apt's and dnf's GETs are read by the edge itself, everything else by node:http
   const edgeConnections = edgeFirst(server, { edge, idleMs: http.idleTimeoutSeconds * 1000, headersMs: http.headersTimeoutSeconds * 1000 });

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelStore, inboxStream, type ReadModelStore } from '@packyard/platform';
+import { createReadModelStore, inboxStream, replyThrough, type ReadModelStore } from '@packyard/platform';
 import { createBlobStore, type BlobStore } from '@packyard/platform/blobs/index';
 import { PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
 import { TrafficAccounting } from '../accounting/traffic-accounting';
@@ -64,7 +64,7 @@ describe('delivery edge with presigned package downloads', () => {
       logger: pino({ level: 'silent' }),
       presignDownloads: true,
     });
-    server = createServer((request, response) => edge.handle(request, response));
+    server = createServer((request, response) => edge.answer(request, replyThrough(response)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deb/acme/tools/debian`;
   });

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadModelStore, inboxStream, type ReadModelStore } from '@packyard/platform';
+import { createReadModelStore, edgeFirst, inboxStream, replyThrough, type ReadModelStore } from '@packyard/platform';
 import { FsBlobStore } from '@packyard/platform/blobs/index';
 import { runChecked } from '@packyard/testing/clients/run-command';
 import { PublicationManifest, type IndexFile, type IndexPublished, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
@@ -18,7 +18,6 @@ import { deliveryProjection, type CatalogChange } from '../catalog/delivery.proj
 import { PublishedCatalog } from '../catalog/published-catalog';
 import { PublicKeys } from '../keys/public-keys';
 import { deliveryEdge } from './delivery-edge';
-import { edgeFirst } from './edge-http1';
 import { EdgeMetrics } from './edge-metrics';
 import { PackageBodyCache } from './package-body-cache';
 
@@ -116,7 +115,7 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
       },
     });
     const edge = deliveryEdge({ catalog, verdicts, accounting, blobs: store, publicKeys, metrics: new EdgeMetrics(registry), packageBodies, logger: pino({ level: 'silent' }) });
-    server = createServer((request, response) => (edge.matches(request.url!) ? edge.handle(request, response) : response.writeHead(418).end()));
+    server = createServer((request, response) => (edge.matches(request.url!) ? edge.answer(request, replyThrough(response)) : response.writeHead(418).end()));
     if (ownReader) edgeFirst(server, { edge, idleMs: 60_000, headersMs: 60_000 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/deb/acme/tools/debian`;

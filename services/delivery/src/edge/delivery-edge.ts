@@ -1,8 +1,6 @@
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { EdgeHandler } from '@packyard/platform';
-import { recyclerOf, type BlobStore } from '@packyard/platform/blobs/index';
+import type { EdgeHandler, EdgeReply, EdgeRequest } from '@packyard/platform';
+import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { TrafficAccounting } from '../accounting/traffic-accounting';
 import { grantsRead, type TokenVerdict, type VerdictCache } from '../auth/token-verdicts';
 import type { PublishedCatalog, ServedRepository } from '../catalog/published-catalog';
@@ -41,30 +39,6 @@ const NOT_FOUND_BODY = Buffer.from('Not found\n');
 const PRESIGN_SECONDS = 300;
 const WHOLE_FILE: ResponsePlan = { status: 200 };
 
-/** A request as the edge reads it: from node:http, or from its own HTTP/1.1 reader (edge-http1.ts). */
-export interface EdgeRequest {
-  method?: string;
-  url?: string;
-  headers: Pick<IncomingHttpHeaders, 'authorization' | 'if-none-match' | 'if-modified-since' | 'range'> & { 'if-range'?: string | string[] };
-}
-
-/** How the edge answers one request; each request gets exactly one send, stream or destroy. */
-export interface EdgeReply {
-  /** the whole answer: status, header pairs (`[name, value, …]`), and the body if there is one */
-  send(status: number, headers: readonly string[], body?: Buffer): void;
-  /** status and headers now, then `body` with back-pressure; a body that fails midway cuts the connection */
-  stream(status: number, headers: readonly string[], body: Readable): void;
-  /** cuts the connection (the client sees the server go away, and retries) */
-  destroy(): void;
-  /** whether the status line has gone out */
-  readonly started: boolean;
-}
-
-/** The apt/yum edge: node:http's handler, and `answer` for the edge's own HTTP/1.1 reader. */
-export interface DeliveryEdge extends EdgeHandler {
-  answer(request: EdgeRequest, reply: EdgeReply): void;
-}
-
 function decodePath(url: string): string | undefined {
   const query = url.indexOf('?');
   const path = query < 0 ? url : url.slice(0, query);
@@ -77,56 +51,13 @@ function decodePath(url: string): string | undefined {
 }
 
 /**
- * Writes `stream` into `target` (a response, or the socket itself) with back-pressure, and
- * calls `finished` after its last chunk. When the blob store's stream takes chunks back
- * (RecyclingStream), each goes back once the socket has taken its bytes, so a large file is
- * served from a few buffers reused rather than one allocated (and collected) per MiB. A
- * client going away mid-download is its own business, not an error: the stream stops (and
- * lets go of its file).
- */
-export function streamInto(stream: Readable, target: Writable, finished: () => void): void {
-  const recycle = recyclerOf(stream);
-  // given back only once written: on an error the socket may not be done with it
-  const written = recycle ? (chunk: Buffer) => (error?: Error | null) => error || recycle(chunk) : () => undefined;
-  const resume = () => stream.resume();
-  const gone = () => stream.destroy();
-  stream.on('data', (chunk: Buffer) => {
-    if (!target.write(chunk, written(chunk))) stream.pause();
-  });
-  target.on('drain', resume);
-  target.once('close', gone);
-  stream.once('end', () => {
-    target.off('drain', resume);
-    target.off('close', gone);
-    finished();
-  });
-  // a file unreadable halfway: the client sees the connection cut
-  stream.once('error', () => target.destroy());
-}
-
-/** node:http's response as an EdgeReply */
-function replyThrough(response: ServerResponse): EdgeReply {
-  return {
-    send: (status, headers, body) => void response.writeHead(status, headers as string[]).end(body),
-    stream: (status, headers, body) => {
-      response.writeHead(status, headers as string[]);
-      streamInto(body, response, () => response.end());
-    },
-    destroy: () => void response.destroy(),
-    get started() {
-      return response.headersSent;
-    },
-  };
-}
-
-/**
- * The apt/yum edge: `/deb/…` and `/rpm/…`, on the bare node:http server before fastify, and
- * in edge workers through their own HTTP/1.1 reader first (edge-http1.ts).
+ * The apt/yum edge: `/deb/…` and `/rpm/…`, read by the platform's own HTTP/1.1 reader
+ * (edge-http1.ts), or node:http's, before fastify.
  * Per request: one map lookup for the repository (the first request for a repository after
  * a start waits for it to be loaded), a cached token verdict, one map lookup for the file,
  * then bytes from memory or a stream from the blob store.
  */
-export function deliveryEdge(options: DeliveryEdgeOptions): DeliveryEdge {
+export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
   const { catalog, verdicts, accounting, blobs, publicKeys, metrics, packageBodies, logger } = options;
 
   const refuse = (reply: EdgeReply, status: 401 | 404 | 405 | 503, unavailable = 'Token check unavailable') => {
@@ -270,6 +201,5 @@ export function deliveryEdge(options: DeliveryEdgeOptions): DeliveryEdge {
   return {
     matches: (url) => url.startsWith('/deb/') || url.startsWith('/rpm/'),
     answer: answerRequest,
-    handle: (request, response) => answerRequest(request, replyThrough(response)),
   };
 }

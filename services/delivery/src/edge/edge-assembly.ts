@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { GrpcClients, ReadModelStore } from '@packyard/platform';
+import type { EdgeHandler, GrpcClients, ReadModelStore } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
@@ -10,7 +10,7 @@ import { PUBLIC_KEYS, type PublicKeysRecord } from '../catalog/delivery.projecti
 import { PublishedCatalog } from '../catalog/published-catalog';
 import { DELIVERY_CALLER } from '../delivery-caller';
 import { PublicKeys } from '../keys/public-keys';
-import { deliveryEdge, type DeliveryEdge } from './delivery-edge';
+import { deliveryEdge } from './delivery-edge';
 import { EdgeMetrics } from './edge-metrics';
 import { PackageBodyCache } from './package-body-cache';
 
@@ -27,7 +27,7 @@ export interface EdgeAssembly {
   verdicts: VerdictCache;
   accounting: TrafficAccounting;
   publicKeys: PublicKeys;
-  edge: DeliveryEdge;
+  edge: EdgeHandler;
 }
 
 /**

@@ -9,18 +9,10 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { PackyardError } from '../errors/errors';
+import { edgeFirst, replyThrough, type EdgeConnections, type EdgeHandler } from './edge-http1';
 
 export type ReadinessCheck = () => Promise<{ ok: boolean; detail?: string }>;
 
-/**
- * A bare node:http handler for a URL space that must be as fast as a static file
- * server (the apt/yum edge): it sees requests before fastify's routing and hooks.
- */
-export interface EdgeHandler {
-  /** true when the request belongs to this edge (checked on every request: keep it cheap) */
-  matches(url: string): boolean;
-  handle(request: IncomingMessage, response: ServerResponse): void;
-}
 
 export interface HttpServer {
   app: FastifyInstance;
@@ -122,7 +114,7 @@ export function createHttpServer(options: {
       createServer(
         publicServerOptions(timeouts),
         (request, response) => {
-          for (const edge of edges) if (edge.matches(request.url ?? '/')) return edge.handle(request, response);
+          for (const edge of edges) if (edge.matches(request.url ?? '/')) return edge.answer(request, replyThrough(response));
           fastifyHandler(request, response);
         },
       ).setTimeout(timeouts.idleMs),
@@ -136,6 +128,17 @@ export function createHttpServer(options: {
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   const checks = new Map<string, ReadinessCheck>();
+  let edgeConnections: EdgeConnections | undefined;
+  /** on the public port the edges' requests are read by their own HTTP/1.1 reader, everything else by node:http */
+  const readEdgesFirst = () => {
+    if (!edges.length) return;
+    const edgeOf = (url: string) => edges.find((edge) => edge.matches(url));
+    edgeConnections = edgeFirst(app.server, {
+      edge: { matches: (url) => edgeOf(url) !== undefined, answer: (request, reply) => edgeOf(request.url ?? '/')!.answer(request, reply) },
+      idleMs: timeouts.idleMs,
+      headersMs: timeouts.headersMs,
+    });
+  };
   let delegate: { open: () => Promise<number>; privateDir: string } | undefined;
   let delegatedPort = 0;
 
@@ -217,6 +220,7 @@ export function createHttpServer(options: {
     },
     listen: async (port, host) => {
       if (!delegate) {
+        readEdgesFirst();
         await app.listen({ port, host });
         return { port: (app.server.address() as AddressInfo).port };
       }
@@ -226,6 +230,7 @@ export function createHttpServer(options: {
       return { port: delegatedPort, privateSocket };
     },
     close: async () => {
+      edgeConnections?.closeIdle();
       await app.close();
       if (delegate) await rm(delegate.privateDir, { recursive: true, force: true });
     },

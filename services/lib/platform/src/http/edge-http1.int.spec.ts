@@ -2,8 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EdgeReply, EdgeRequest } from './delivery-edge';
-import { edgeFirst, type EdgeConnections } from './edge-http1';
+import { edgeFirst, type EdgeConnections, type EdgeReply, type EdgeRequest } from './edge-http1';
 
 // The edge's own HTTP/1.1 reader in front of a real node:http server, with raw sockets as the
 // client: requests in one write or a byte at a time, a connection passed to node:http midway,
@@ -89,7 +88,7 @@ async function client(port: number) {
 
 const get = (url: string, ...headers: string[]) => `GET ${url} HTTP/1.1\r\nHost: x\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`;
 
-describe("the edge's own HTTP/1.1 reader", () => {
+describe("an edge's own HTTP/1.1 reader", () => {
   it('answers pipelined requests in order, and hands the connection to node:http at the first request that is not its own, bytes and all', async () => {
     const c = await client(await start());
     c.socket.write(
@@ -169,7 +168,7 @@ describe("the edge's own HTTP/1.1 reader", () => {
     await c.closed();
   });
 
-  it('on closeIdle ends idle connections at once and busy ones after their answer', async () => {
+  it('on closeIdle ends idle connections at once, busy ones after their answer, and new ones after their first', async () => {
     const port = await start();
     const idle = await client(port);
     idle.socket.write(get('/deb/a'));
@@ -183,5 +182,12 @@ describe("the edge's own HTTP/1.1 reader", () => {
     expect(answer.body).toBe('edge GET /deb/slow auth=-');
     expect(answer.headers.connection).toBe('close');
     await busy.closed();
+    // the port is still open while the server drains: a new client gets its answer, then goes elsewhere
+    const late = await client(port);
+    late.socket.write(get('/deb/late') + get('/deb/never'));
+    const [lateAnswer] = await late.responses(1);
+    expect(lateAnswer.body).toBe('edge GET /deb/late auth=-');
+    expect(lateAnswer.headers.connection).toBe('close');
+    await late.closed();
   });
 });

@@ -1,11 +1,11 @@
-import { STATUS_CODES, type Server } from 'node:http';
+import { STATUS_CODES, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
-import { streamInto, type DeliveryEdge, type EdgeReply, type EdgeRequest } from './delivery-edge';
+import type { Readable, Writable } from 'node:stream';
+import { recyclerOf } from '../blobs/blob-store.port';
 
 /**
- * The edge's own HTTP/1.1, for what apt, dnf and a CDN send it nearly always: `GET` and
- * `HEAD` of `/deb/…` and `/rpm/…`, without a body. node:http costs about 1.5× nginx's CPU
+ * An edge's own HTTP/1.1, for what apt, dnf and a CDN send the apt/yum edge nearly always:
+ * `GET` and `HEAD` of its URLs (`/deb/…`, `/rpm/…`), without a body. node:http costs about 1.5× nginx's CPU
  * for a small answer (its request and response objects, header validation, a write of the
  * head and one of the body); here a request is one pass over its head and its answer one
  * socket write (the head cached per file, the body behind it).
@@ -18,6 +18,79 @@ import { streamInto, type DeliveryEdge, type EdgeReply, type EdgeRequest } from 
  * can never disagree on where a request ends: the edge takes only requests that end at their
  * blank line.
  */
+
+/** A request as an edge reads it: from node:http, or from the reader below. */
+export interface EdgeRequest {
+  method?: string;
+  url?: string;
+  headers: Pick<IncomingHttpHeaders, 'authorization' | 'if-none-match' | 'if-modified-since' | 'range'> & { 'if-range'?: string | string[] };
+}
+
+/** How an edge answers one request: each request gets exactly one send, stream or destroy. */
+export interface EdgeReply {
+  /** the whole answer: status, header pairs (`[name, value, …]`), and the body if there is one */
+  send(status: number, headers: readonly string[], body?: Buffer): void;
+  /** status and headers now, then `body` with back-pressure; a body that fails midway cuts the connection */
+  stream(status: number, headers: readonly string[], body: Readable): void;
+  /** cuts the connection (the client sees the server go away, and retries) */
+  destroy(): void;
+  /** whether the status line has gone out */
+  readonly started: boolean;
+}
+
+/**
+ * A bare handler for a URL space that must be as fast as a static file server (the apt/yum
+ * edge): it sees its requests before fastify's routing and hooks, read by this module's
+ * reader (or node:http's, for a connection that reader passed on).
+ */
+export interface EdgeHandler {
+  /** true when the request belongs to this edge (checked on every request: keep it cheap) */
+  matches(url: string): boolean;
+  answer(request: EdgeRequest, reply: EdgeReply): void;
+}
+
+/**
+ * Writes `stream` into `target` (a response, or the socket itself) with back-pressure, and
+ * calls `finished` after its last chunk. When the blob store's stream takes chunks back
+ * (RecyclingStream), each goes back once the socket has taken its bytes, so a large file is
+ * served from a few buffers reused rather than one allocated (and collected) per MiB. A
+ * client going away mid-download is its own business, not an error: the stream stops (and
+ * lets go of its file).
+ */
+export function streamInto(stream: Readable, target: Writable, finished: () => void): void {
+  const recycle = recyclerOf(stream);
+  // given back only once written: on an error the socket may not be done with it
+  const written = recycle ? (chunk: Buffer) => (error?: Error | null) => error || recycle(chunk) : () => undefined;
+  const resume = () => stream.resume();
+  const gone = () => stream.destroy();
+  stream.on('data', (chunk: Buffer) => {
+    if (!target.write(chunk, written(chunk))) stream.pause();
+  });
+  target.on('drain', resume);
+  target.once('close', gone);
+  stream.once('end', () => {
+    target.off('drain', resume);
+    target.off('close', gone);
+    finished();
+  });
+  // a file unreadable halfway: the client sees the connection cut
+  stream.once('error', () => target.destroy());
+}
+
+/** node:http's response as an EdgeReply */
+export function replyThrough(response: ServerResponse): EdgeReply {
+  return {
+    send: (status, headers, body) => void response.writeHead(status, headers as string[]).end(body),
+    stream: (status, headers, body) => {
+      response.writeHead(status, headers as string[]);
+      streamInto(body, response, () => response.end());
+    },
+    destroy: () => void response.destroy(),
+    get started() {
+      return response.headersSent;
+    },
+  };
+}
 
 /** node's own limit for a request head */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -143,7 +216,7 @@ export function edgeFirst(server: Server, options: Omit<EdgeConnectionsOptions, 
 }
 
 export interface EdgeConnectionsOptions {
-  edge: Pick<DeliveryEdge, 'matches' | 'answer'>;
+  edge: EdgeHandler;
   /** takes over a connection this reader gives up on, with the bytes read and not answered */
   handOff(socket: Socket, unread: Buffer): void;
   /** a connection quiet this long is closed */
@@ -160,12 +233,13 @@ export class EdgeConnections {
   constructor(private readonly options: EdgeConnectionsOptions) {}
 
   take(socket: Socket): void {
-    if (this.closing) return void socket.destroy();
     const connection = new EdgeConnection(socket, this.options, this.open);
     this.open.add(connection);
+    // the server is going away but still listening: one answer, then the client goes elsewhere
+    if (this.closing) connection.endAfterAnswer();
   }
 
-  /** stops taking connections; idle ones end now, busy ones after their answer */
+  /** idle connections end now, busy ones after their answer, new ones after their first */
   closeIdle(): void {
     this.closing = true;
     for (const connection of this.open) connection.closeWhenIdle();
@@ -185,7 +259,9 @@ class EdgeConnection implements EdgeReply {
   private unread: Buffer = EMPTY;
   /** an answer is under way: what arrives meanwhile waits */
   private busy = false;
+  /** the answer under way (or the next) is the connection's last */
   private closeAfter = false;
+  private ending = false;
   /** next() is on the stack: an answer sent at once lets its loop go on, rather than recursing */
   private reading = false;
   private headTimer?: NodeJS.Timeout;
@@ -229,7 +305,7 @@ class EdgeConnection implements EdgeReply {
   }
 
   private readRequests(): void {
-    while (!this.busy && this.unread.length && !this.closeAfter) {
+    while (!this.busy && this.unread.length && !this.ending) {
       const end = this.unread.indexOf(HEAD_END);
       if (end < 0) {
         if (this.unread.length > MAX_HEAD_BYTES) return this.handOff();
@@ -264,9 +340,18 @@ class EdgeConnection implements EdgeReply {
     this.options.handOff(this.socket, unread);
   }
 
+  endAfterAnswer(): void {
+    this.closeAfter = true;
+  }
+
   closeWhenIdle(): void {
     this.closeAfter = true;
-    if (!this.busy) this.socket.end();
+    if (!this.busy) this.end();
+  }
+
+  private end(): void {
+    this.ending = true;
+    this.socket.end();
   }
 
   private head(status: number, headers: readonly string[]): string {
@@ -305,7 +390,7 @@ class EdgeConnection implements EdgeReply {
 
   private done(): void {
     this.busy = false;
-    if (this.closeAfter) return void this.socket.end();
+    if (this.closeAfter) return this.end();
     if (this.socket.isPaused()) this.socket.resume();
     if (!this.reading) this.next();
   }
