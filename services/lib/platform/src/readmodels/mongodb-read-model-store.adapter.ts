@@ -44,13 +44,16 @@ export class MongoReadModelStore implements ReadModelStore {
     // (one document, so the check and the write are one atomic operation)
     const unlessLater = { $or: [{ _position: { $exists: false } }, { _position: { $lte: position } }] };
     const replaceUnlessLater = async (id: string, replacement: Document) => {
-      try {
-        await documents.replaceOne({ _id: id as never, ...unlessLater }, { ...replacement, _position: position }, { upsert: true });
-        return true;
-      } catch (error) {
-        // the upsert found the id taken by a document with a later position: skipped
-        if ((error as { code?: number }).code === DUPLICATE_KEY) return false;
-        throw error;
+      for (;;) {
+        try {
+          await documents.replaceOne({ _id: id as never, ...unlessLater }, { ...replacement, _position: position }, { upsert: true });
+          return true;
+        } catch (error) {
+          if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
+          // the id is taken: by a document with a later position (skipped), or by an insert
+          // that raced this one (replaced on the next try)
+          if (await documents.countDocuments({ _id: id as never, _position: { $gt: position } }, { limit: 1 })) return false;
+        }
       }
     };
     return {

@@ -23,6 +23,12 @@ export const sqliteReadModelFile = (dataDir: string, module: string) => join(dat
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * Records `position` for the document's id unless a later one is recorded, and then makes
+   * the change; both or neither, in one transaction (another process may write the same
+   * document between them). Whether it was applied.
+   */
+  private readonly writeAt: Database.Transaction<(name: string, id: string, position: number, change: () => void) => boolean>;
 
   constructor(private readonly db: Database.Database) {
     db.exec(`
@@ -42,6 +48,13 @@ export class SqliteReadModelStore implements ReadModelStore {
         PRIMARY KEY (collection, id)
       ) WITHOUT ROWID;
     `);
+    this.writeAt = db.transaction((name: string, id: string, position: number, change: () => void) => {
+      const claimed = this.statement(
+        'INSERT INTO document_positions (collection, id, position) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position WHERE excluded.position >= document_positions.position',
+      ).run(name, id, position).changes;
+      if (claimed) change();
+      return claimed > 0;
+    });
   }
 
   static open(file: string): SqliteReadModelStore {
@@ -82,17 +95,6 @@ export class SqliteReadModelStore implements ReadModelStore {
     return { collection: (name) => this.documents(name, position) };
   }
 
-  /** whether a later position than `position` is recorded for the document's id (then a write at `position` is skipped) */
-  private hasLater(name: string, id: string, position: number): boolean {
-    return this.statement('SELECT 1 FROM document_positions WHERE collection = ? AND id = ? AND position > ?').get(name, id, position) !== undefined;
-  }
-
-  private recordPosition(name: string, id: string, position: number) {
-    this.statement(
-      'INSERT INTO document_positions (collection, id, position) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position',
-    ).run(name, id, position);
-  }
-
   /** the collection, its writes recording `position` when given (ReadModelStore.at) */
   private documents<T extends { id: string }>(name: string, position?: number): Collection<T> {
     const upsert = (doc: T) =>
@@ -100,16 +102,6 @@ export class SqliteReadModelStore implements ReadModelStore {
         'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
       ).run(name, doc.id, JSON.stringify(doc));
     const remove = (id: string) => this.statement('DELETE FROM documents WHERE collection = ? AND id = ?').run(name, id);
-    // the check and the write in one transaction: another process may write the same document between them
-    const positioned = (id: string, write: () => void) =>
-      this.db
-        .transaction(() => {
-          if (this.hasLater(name, id, position!)) return false;
-          write();
-          this.recordPosition(name, id, position!);
-          return true;
-        })
-        .immediate();
     return {
       get: async (id) => {
         const row = this.statement('SELECT doc FROM documents WHERE collection = ? AND id = ?').get(name, id) as { doc: string } | undefined;
@@ -136,11 +128,11 @@ export class SqliteReadModelStore implements ReadModelStore {
       },
       upsert: async (doc) => {
         if (position === undefined) return (upsert(doc), true);
-        return positioned(doc.id, () => upsert(doc));
+        return this.writeAt.immediate(name, doc.id, position, () => upsert(doc));
       },
       delete: async (id) => {
         if (position === undefined) return (remove(id), true);
-        return positioned(id, () => remove(id));
+        return this.writeAt.immediate(name, id, position, () => remove(id));
       },
       deleteMany: async (filter) => {
         const where = this.where(name, filter);
