@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Decider } from '@packyard/platform/eventsourcing/decider';
 import type { RecordedEvent } from '@packyard/platform/eventsourcing/event-store.port';
-import type { Projection } from '@packyard/platform/readmodels/projection-runner';
+import { project, type Projection } from '@packyard/platform/readmodels/projection-runner';
 import type { ReadModelStore } from '@packyard/platform/readmodels/read-model.port';
 import { SqliteReadModelStore } from '@packyard/platform/readmodels/sqlite-read-model-store.adapter';
 
@@ -58,9 +58,9 @@ export function projectionSpec(projection: Projection) {
           try {
             const recorded = record([...history, ...events], 1);
             const arriving = recorded.slice(history.length);
-            for (const event of recorded) await projection.handle(event, readModels);
+            for (const event of recorded) await project(projection, event, readModels);
             await assert(readModels);
-            for (const event of arriving) await projection.handle(event, readModels);
+            for (const event of arriving) await project(projection, event, readModels);
             await assert(readModels);
           } finally {
             await readModels.close();

@@ -13,7 +13,8 @@ export type PackageSetChange =
 /**
  * The package set of every repository, from artifact's events in the inbox: what the
  * publisher reads a repository's packages from. `onChange` lets the publisher's in-memory
- * sets follow; a rebuild (`packyard rebuild-projections --target=repository`) runs without it.
+ * sets follow the changes the read model took; a rebuild (`packyard rebuild-projections
+ * --target=repository`) runs without it.
  */
 export function publishablePackagesProjection(onChange: (change: PackageSetChange) => void = () => {}): Projection {
   return {
@@ -29,14 +30,15 @@ export function publishablePackagesProjection(onChange: (change: PackageSetChang
         return onChange({ kind: 'repository-purged', repositoryId: purged });
       }
       switch (event?.type) {
+        // a write skipped for a later one (another replica's) changed nothing the sets may follow
         case 'PackageUploaded': {
           const pkg = toPublishablePackage(event.data);
-          await packages.upsert(pkg);
-          return onChange({ kind: 'stored', pkg });
+          if (await packages.upsert(pkg)) onChange({ kind: 'stored', pkg });
+          return;
         }
         case 'PackageDeleted':
-          await packages.delete(event.data.packageId);
-          return onChange({ kind: 'deleted', repositoryId: event.data.repositoryId, packageId: event.data.packageId });
+          if (await packages.delete(event.data.packageId)) onChange({ kind: 'deleted', repositoryId: event.data.repositoryId, packageId: event.data.packageId });
+          return;
       }
     },
   };

@@ -1,4 +1,4 @@
-import type { Projection, ReadModelStore } from '@packyard/platform';
+import type { Projection, ReadModels } from '@packyard/platform';
 import { followedEvent } from '../publishing/followed-events';
 import { wasPurgedAtOnce } from '../repositories/repository.events';
 
@@ -36,7 +36,7 @@ export const REPOSITORIES = 'repositories';
 export const DELETED_REPOSITORIES = 'deleted_repositories';
 const PACKAGE_SIZES = 'repository_package_sizes';
 
-async function refreshPackageTotals(readModels: ReadModelStore, repositoryId: string, at: string) {
+async function refreshPackageTotals(readModels: ReadModels, repositoryId: string, at: string) {
   const repositories = readModels.collection<RepositoryDocument>(REPOSITORIES);
   const repository = await repositories.get(repositoryId);
   if (!repository) return;

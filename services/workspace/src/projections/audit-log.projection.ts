@@ -1,4 +1,4 @@
-import { decodeEvent, isInboxEvent, type Caller, type Projection, type ReadModelStore, type RecordedEvent } from '@packyard/platform';
+import { decodeEvent, isInboxEvent, type Caller, type Projection, type ReadModels, type RecordedEvent } from '@packyard/platform';
 import type { AuditEntry } from '@packyard/proto/packyard/workspace/v1/workspace';
 import { PackageCopied, PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { UserRegistered } from '@packyard/proto/packyard/identity/v1/events';
@@ -160,7 +160,7 @@ export const auditLogProjection: Projection = {
   },
 };
 
-async function recordEntry(readModels: ReadModelStore, event: RecordedEvent, workspaceId: string, { packageId = '', ...entry }: EntryFields) {
+async function recordEntry(readModels: ReadModels, event: RecordedEvent, workspaceId: string, { packageId = '', ...entry }: EntryFields) {
   const names = readModels.collection<NamedDocument>(AUDIT_NAMES);
   const caller = (event.metadata?.caller ?? {}) as Partial<Caller>;
   const actorKind = caller.kind === 'id_token' ? 'user' : caller.kind === 'access_token' ? 'token' : 'system';

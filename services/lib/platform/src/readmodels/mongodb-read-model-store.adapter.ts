@@ -1,10 +1,17 @@
 import { MongoClient, type Db, type Document, type Filter as MongoFilter } from 'mongodb';
-import type { Collection, Filter, FindOptions, ReadModelStore } from './read-model.port';
+import type { Collection, Filter, FindOptions, ReadModels, ReadModelStore } from './read-model.port';
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** MongoDB's duplicate key error */
+const DUPLICATE_KEY = 11000;
+
+/** not the stub a positioned deletion leaves (ReadModelStore.at) */
+const LIVE = { _deleted: { $exists: false } };
+
 const query = (filter: Filter, contains?: FindOptions['contains']): MongoFilter<Document> => ({
   ...filter,
+  ...LIVE,
   ...(contains ? { [contains.field]: { $regex: escapeRegex(contains.value), $options: 'i' } } : {}),
 });
 
@@ -21,28 +28,60 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   collection<T extends { id: string }>(name: string): Collection<T> {
+    return this.documents<T>(name);
+  }
+
+  at(position: number): ReadModels {
+    return { collection: (name) => this.documents(name, position) };
+  }
+
+  /** the collection, its writes recording `position` when given (ReadModelStore.at) */
+  private documents<T extends { id: string }>(name: string, position?: number): Collection<T> {
     const documents = this.db.collection<Document>(name);
-    const withoutMongoId = ({ _id, ...doc }: Document) => doc as T;
+    const withoutStoreFields = ({ _id, _position, _deleted, ...doc }: Document) => doc as T;
+    // a write at `position` replaces only a document that records no later one; it writes the
+    // position in the document, and a deletion leaves the position behind in a hidden stub
+    // (one document, so the check and the write are one atomic operation)
+    const unlessLater = { $or: [{ _position: { $exists: false } }, { _position: { $lte: position } }] };
+    const replaceUnlessLater = async (id: string, replacement: Document) => {
+      for (;;) {
+        try {
+          await documents.replaceOne({ _id: id as never, ...unlessLater }, { ...replacement, _position: position }, { upsert: true });
+          return true;
+        } catch (error) {
+          if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
+          // the id is taken: by a document with a later position (skipped), or by an insert
+          // that raced this one (replaced on the next try)
+          if (await documents.countDocuments({ _id: id as never, _position: { $gt: position } }, { limit: 1 })) return false;
+        }
+      }
+    };
     return {
       get: async (id) => {
-        const doc = await documents.findOne({ _id: id as never });
-        return doc ? withoutMongoId(doc) : undefined;
+        const doc = await documents.findOne({ _id: id as never, ...LIVE });
+        return doc ? withoutStoreFields(doc) : undefined;
       },
       find: async (filter, options = {}) => {
         let cursor = documents.find(query(filter, options.contains));
         cursor = cursor.sort(options.sort ? { [options.sort.field]: options.sort.direction, _id: 1 } : { _id: 1 });
         if (options.skip) cursor = cursor.skip(options.skip);
         if (options.limit !== undefined) cursor = cursor.limit(options.limit);
-        return (await cursor.toArray()).map(withoutMongoId);
+        return (await cursor.toArray()).map(withoutStoreFields);
       },
       count: (filter, options = {}) => documents.countDocuments(query(filter, options.contains)),
       upsert: async (doc) => {
-        await documents.replaceOne({ _id: doc.id as never }, doc, { upsert: true });
+        if (position === undefined) return (await documents.replaceOne({ _id: doc.id as never }, doc, { upsert: true }), true);
+        return replaceUnlessLater(doc.id, doc);
       },
       delete: async (id) => {
-        await documents.deleteOne({ _id: id as never });
+        if (position === undefined) return (await documents.deleteOne({ _id: id as never }), true);
+        return replaceUnlessLater(id, { _deleted: true });
       },
-      deleteMany: async (filter) => (await documents.deleteMany(query(filter))).deletedCount,
+      deleteMany: async (filter) => {
+        if (position === undefined) return (await documents.deleteMany(query(filter))).deletedCount;
+        const stubs = await documents.updateMany({ ...query(filter), ...unlessLater }, [{ $replaceWith: { _id: '$_id', _position: position, _deleted: true } }]);
+        return stubs.modifiedCount;
+      },
     };
   }
 

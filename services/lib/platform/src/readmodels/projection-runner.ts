@@ -1,5 +1,5 @@
 import type { EventStore, RecordedEvent, SubscribeOptions } from '../eventsourcing/event-store.port';
-import type { ReadModelStore } from './read-model.port';
+import type { ReadModels, ReadModelStore } from './read-model.port';
 
 /**
  * A projection turns the event log into documents. `handle` must be idempotent (upserts
@@ -10,8 +10,16 @@ export interface Projection {
   name: string;
   /** the collections this projection owns; a rebuild empties them */
   collections: string[];
-  handle(event: RecordedEvent, readModels: ReadModelStore): Promise<void>;
+  handle(event: RecordedEvent, readModels: ReadModels): Promise<void>;
 }
+
+/**
+ * Hands one event to the projection, its writes recording the event's log position: the
+ * replicas of a module project one log into one store, and one that lags then cannot
+ * write an older state of a document over a newer one (ReadModelStore.at).
+ */
+export const project = (projection: Pick<Projection, 'handle'>, event: RecordedEvent, readModels: ReadModelStore) =>
+  projection.handle(event, readModels.at(event.position));
 
 export interface ProjectionContext extends Projection {
   store: EventStore;
@@ -32,16 +40,14 @@ export class ProjectionTimeoutError extends Error {
 }
 
 /** Follows the log from the projection's checkpoint, saving the checkpoint after each event. */
-export async function runProjection(
-  { store, readModels, name, handle }: ProjectionContext,
-  options: SubscribeOptions = {},
-): Promise<RunningProjection> {
+export async function runProjection(projection: ProjectionContext, options: SubscribeOptions = {}): Promise<RunningProjection> {
+  const { store, readModels, name } = projection;
   let checkpoint = await readModels.getCheckpoint(name);
   const waiters = new Set<{ position: number; resolve: () => void }>();
   const subscription = store.subscribe(
     checkpoint,
     async (event) => {
-      await handle(event, readModels);
+      await project(projection, event, readModels);
       await readModels.setCheckpoint(name, event.position);
       checkpoint = event.position;
       for (const waiter of waiters) if (waiter.position <= checkpoint) waiter.resolve();
@@ -75,17 +81,15 @@ export async function runProjection(
  * Empties the projection's collections and checkpoint, then replays the whole log. Run it
  * while the projection is not running (`packyard rebuild-projections --target=<module>`).
  */
-export async function rebuildProjection(
-  { store, readModels, name, collections, handle }: ProjectionContext,
-  batchSize = 1000,
-): Promise<{ events: number; position: number }> {
+export async function rebuildProjection(projection: ProjectionContext, batchSize = 1000): Promise<{ events: number; position: number }> {
+  const { store, readModels, name, collections } = projection;
   await readModels.reset(name, collections);
   let position = 0;
   let events = 0;
   for (;;) {
     const batch = await store.readAll(position, batchSize);
     if (batch.length === 0) return { events, position };
-    for (const event of batch) await handle(event, readModels);
+    for (const event of batch) await project(projection, event, readModels);
     position = batch.at(-1)!.position;
     events += batch.length;
     await readModels.setCheckpoint(name, position);

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projectionSpec } from '@packyard/testing/given-when-then';
-import type { NewEvent } from '../eventsourcing/event-store.port';
+import type { NewEvent, RecordedEvent } from '../eventsourcing/event-store.port';
 import { SqliteEventStore } from '../eventsourcing/sqlite-event-store.adapter';
-import { rebuildProjection, runProjection, type Projection } from './projection-runner';
+import { project, rebuildProjection, runProjection, type Projection } from './projection-runner';
 import { SqliteReadModelStore } from './sqlite-read-model-store.adapter';
 
 type Summary = { id: string; name: string; packages: number };
@@ -38,6 +38,38 @@ describe('repository summary projection (Given/When/Then)', () => {
       .then(async (readModels) => {
         expect(await readModels.collection<Summary>('repository_summaries').get('r1')).toMatchObject({ name: 'debs', packages: 2 });
       }));
+});
+
+// the repository's name as its last rename says, or gone once it is deleted
+const repositoryNames: Projection = {
+  name: 'repository-names',
+  collections: ['repository_names'],
+  async handle(event, readModels) {
+    const names = readModels.collection<{ id: string; name: string }>('repository_names');
+    const data = event.data as { repositoryId: string; name?: string };
+    if (event.type === 'RepositoryRenamed') await names.upsert({ id: data.repositoryId, name: data.name! });
+    if (event.type === 'RepositoryDeleted') await names.delete(data.repositoryId);
+  },
+};
+
+describe('project', () => {
+  const recorded = (position: number, type: string, data: object): RecordedEvent => ({
+    id: `event-${position}`, stream: 'repository-r1', version: position, position, type, data, recordedAt: new Date(0).toISOString(),
+  });
+
+  it('given a later event already projected, when an earlier one arrives (a replica that lags), then the later state stays', async () => {
+    const readModels = SqliteReadModelStore.open(':memory:');
+    const names = readModels.collection<{ id: string; name: string }>('repository_names');
+    await project(repositoryNames, recorded(1, 'RepositoryRenamed', { repositoryId: 'r1', name: 'debs' }), readModels);
+    await project(repositoryNames, recorded(3, 'RepositoryRenamed', { repositoryId: 'r1', name: 'packages' }), readModels);
+    await project(repositoryNames, recorded(2, 'RepositoryRenamed', { repositoryId: 'r1', name: 'old' }), readModels);
+    expect(await names.get('r1')).toEqual({ id: 'r1', name: 'packages' });
+
+    await project(repositoryNames, recorded(4, 'RepositoryDeleted', { repositoryId: 'r1' }), readModels);
+    await project(repositoryNames, recorded(3, 'RepositoryRenamed', { repositoryId: 'r1', name: 'packages' }), readModels);
+    expect(await names.get('r1')).toBeUndefined();
+    await readModels.close();
+  });
 });
 
 describe('runProjection / rebuildProjection', () => {

@@ -16,13 +16,28 @@ export interface Collection<T extends { id: string }> {
   get(id: string): Promise<T | undefined>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   count(filter: Filter, options?: Pick<FindOptions, 'contains'>): Promise<number>;
-  upsert(doc: T): Promise<void>;
-  delete(id: string): Promise<void>;
+  /** whether the write was applied (see ReadModelStore.at) */
+  upsert(doc: T): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+  /** how many documents it deleted */
   deleteMany(filter: Filter): Promise<number>;
 }
 
-export interface ReadModelStore {
+/** what a projection works on: the collections, not the checkpoints */
+export interface ReadModels {
   collection<T extends { id: string }>(name: string): Collection<T>;
+}
+
+export interface ReadModelStore extends ReadModels {
+  /**
+   * The same read models as the projection of the event at log `position` writes them.
+   * Every write records the position with the document's id, a deletion included, and a
+   * write to an id that already records a later position is skipped: replicas projecting
+   * one log into one store then never put an older state of a document over a newer one,
+   * whichever of them lags. Writes through `collection` record nothing and always apply
+   * (documents kept outside projections).
+   */
+  at(position: number): ReadModels;
   /** projection checkpoints live beside the documents so that both change together */
   getCheckpoint(projection: string): Promise<number>;
   setCheckpoint(projection: string, position: number): Promise<void>;

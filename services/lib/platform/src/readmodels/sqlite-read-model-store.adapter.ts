@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { openSqlite } from '../eventsourcing/sqlite-database';
-import type { Collection, Filter, FindOptions, ReadModelStore } from './read-model.port';
+import type { Collection, Filter, FindOptions, ReadModels, ReadModelStore } from './read-model.port';
 
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
@@ -23,6 +23,12 @@ export const sqliteReadModelFile = (dataDir: string, module: string) => join(dat
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * Records `position` for the document's id unless a later one is recorded, and then makes
+   * the change; both or neither, in one transaction (another process may write the same
+   * document between them). Whether it was applied.
+   */
+  private readonly writeAt: Database.Transaction<(name: string, id: string, position: number, change: () => void) => boolean>;
 
   constructor(private readonly db: Database.Database) {
     db.exec(`
@@ -33,7 +39,22 @@ export class SqliteReadModelStore implements ReadModelStore {
         PRIMARY KEY (collection, id)
       ) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);
+      -- the log position of the last event a projection applied to each document id, kept
+      -- after the document's deletion too (ReadModelStore.at)
+      CREATE TABLE IF NOT EXISTS document_positions (
+        collection TEXT NOT NULL,
+        id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (collection, id)
+      ) WITHOUT ROWID;
     `);
+    this.writeAt = db.transaction((name: string, id: string, position: number, change: () => void) => {
+      const claimed = this.statement(
+        'INSERT INTO document_positions (collection, id, position) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position WHERE excluded.position >= document_positions.position',
+      ).run(name, id, position).changes;
+      if (claimed) change();
+      return claimed > 0;
+    });
   }
 
   static open(file: string): SqliteReadModelStore {
@@ -67,6 +88,20 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   collection<T extends { id: string }>(name: string): Collection<T> {
+    return this.documents<T>(name);
+  }
+
+  at(position: number): ReadModels {
+    return { collection: (name) => this.documents(name, position) };
+  }
+
+  /** the collection, its writes recording `position` when given (ReadModelStore.at) */
+  private documents<T extends { id: string }>(name: string, position?: number): Collection<T> {
+    const upsert = (doc: T) =>
+      this.statement(
+        'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
+      ).run(name, doc.id, JSON.stringify(doc));
+    const remove = (id: string) => this.statement('DELETE FROM documents WHERE collection = ? AND id = ?').run(name, id);
     return {
       get: async (id) => {
         const row = this.statement('SELECT doc FROM documents WHERE collection = ? AND id = ?').get(name, id) as { doc: string } | undefined;
@@ -92,16 +127,26 @@ export class SqliteReadModelStore implements ReadModelStore {
         return row.n;
       },
       upsert: async (doc) => {
-        this.statement(
-          'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
-        ).run(name, doc.id, JSON.stringify(doc));
+        if (position === undefined) return (upsert(doc), true);
+        return this.writeAt.immediate(name, doc.id, position, () => upsert(doc));
       },
       delete: async (id) => {
-        this.statement('DELETE FROM documents WHERE collection = ? AND id = ?').run(name, id);
+        if (position === undefined) return (remove(id), true);
+        return this.writeAt.immediate(name, id, position, () => remove(id));
       },
       deleteMany: async (filter) => {
         const where = this.where(name, filter);
-        return this.statement(`DELETE FROM documents WHERE ${where.sql}`).run(...where.params).changes;
+        if (position === undefined) return this.statement(`DELETE FROM documents WHERE ${where.sql}`).run(...where.params).changes;
+        // the documents whose ids record no later position, each leaving its position behind
+        const unlessLater = `${where.sql} AND NOT EXISTS (SELECT 1 FROM document_positions p WHERE p.collection = documents.collection AND p.id = documents.id AND p.position > ?)`;
+        return this.db
+          .transaction(() => {
+            this.statement(
+              `INSERT INTO document_positions (collection, id, position) SELECT collection, id, ? FROM documents WHERE ${unlessLater} ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position`,
+            ).run(position, ...where.params, position);
+            return this.statement(`DELETE FROM documents WHERE ${unlessLater}`).run(...where.params, position).changes;
+          })
+          .immediate();
       },
     };
   }
@@ -119,7 +164,10 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async reset(projection: string, collections: string[]): Promise<void> {
     this.db.transaction(() => {
-      for (const name of collections) this.statement('DELETE FROM documents WHERE collection = ?').run(name);
+      for (const name of collections) {
+        this.statement('DELETE FROM documents WHERE collection = ?').run(name);
+        this.statement('DELETE FROM document_positions WHERE collection = ?').run(name);
+      }
       this.statement('DELETE FROM checkpoints WHERE projection = ?').run(projection);
     })();
   }

@@ -92,6 +92,58 @@ export function readModelStoreContract(adapter: string, setup: () => Promise<Rea
       expect((await repos.find({})).map((r) => r.id)).toEqual(['r2']);
     });
 
+    it('skips a write at a position older than the one its document records, and applies one at the same or a later position', async () => {
+      const { store } = await openStore();
+      const at = (position: number) => store.at(position).collection<Repo>('repositories');
+      expect(await at(5).upsert(repo('r1', 'debs', 5))).toBe(true);
+      expect(await at(3).upsert(repo('r1', 'debs', 3))).toBe(false);
+      expect(await store.collection<Repo>('repositories').get('r1')).toEqual(repo('r1', 'debs', 5));
+      // an event handled again (a crash before its checkpoint), or writing one document twice
+      expect(await at(5).upsert(repo('r1', 'debs', 6))).toBe(true);
+      expect(await at(7).upsert(repo('r1', 'debs', 7))).toBe(true);
+      expect(await store.collection<Repo>('repositories').get('r1')).toEqual(repo('r1', 'debs', 7));
+      expect(await at(6).delete('r1')).toBe(false);
+      expect(await store.collection<Repo>('repositories').get('r1')).toEqual(repo('r1', 'debs', 7));
+    });
+
+    it('remembers the position of a deletion: an older write does not bring the document back, a later one does', async () => {
+      const { store } = await openStore();
+      const at = (position: number) => store.at(position).collection<Repo>('repositories');
+      const repos = store.collection<Repo>('repositories');
+      await at(1).upsert(repo('r1', 'debs', 1));
+      expect(await at(2).delete('r1')).toBe(true);
+      expect(await at(1).upsert(repo('r1', 'debs', 1))).toBe(false);
+      expect(await repos.get('r1')).toBeUndefined();
+      expect(await repos.find({})).toEqual([]);
+      expect(await repos.count({})).toBe(0);
+      expect(await at(3).upsert(repo('r1', 'debs', 3))).toBe(true);
+      expect(await repos.get('r1')).toEqual(repo('r1', 'debs', 3));
+    });
+
+    it('deletes many at a position, sparing the documents that record a later one, and remembers each deletion', async () => {
+      const { store } = await openStore();
+      const at = (position: number) => store.at(position).collection<Repo>('repositories');
+      const repos = store.collection<Repo>('repositories');
+      await at(1).upsert(repo('r1', 'a', 1));
+      await at(2).upsert(repo('r2', 'b', 2, { workspaceId: 'w2' }));
+      await at(9).upsert(repo('r3', 'c', 9));
+      expect(await at(5).deleteMany({ workspaceId: 'w1' })).toBe(1);
+      expect((await repos.find({})).map((r) => r.id)).toEqual(['r2', 'r3']);
+      expect(await at(4).upsert(repo('r1', 'a', 4))).toBe(false);
+      expect(await repos.get('r1')).toBeUndefined();
+      // a deletion already recorded is not counted again
+      expect(await at(6).deleteMany({ workspaceId: 'w1' })).toBe(0);
+    });
+
+    it('a rebuild forgets the positions of the collections it empties', async () => {
+      const { store } = await openStore();
+      await store.at(8).collection<Repo>('summaries').upsert(repo('r1', 'a', 8));
+      await store.at(9).collection<Repo>('summaries').delete('r1');
+      await store.reset('summary', ['summaries']);
+      expect(await store.at(1).collection<Repo>('summaries').upsert(repo('r1', 'a', 1))).toBe(true);
+      expect(await store.collection<Repo>('summaries').get('r1')).toEqual(repo('r1', 'a', 1));
+    });
+
     it('keeps checkpoints per projection across a reopen; reset empties only that projection', async () => {
       const { store, fixture } = await openStore();
       expect(await store.getCheckpoint('summary')).toBe(0);
