@@ -94,6 +94,12 @@ export function replyThrough(response: ServerResponse): EdgeReply {
 
 /** node's own limit for a request head */
 const MAX_HEAD_BYTES = 16 * 1024;
+/**
+ * a head that arrives in more pieces than this goes to node:http, whose parser reads
+ * incrementally: here each piece joins and searches what came before, which a client
+ * sending a byte at a time would make quadratic
+ */
+const MAX_HEAD_PIECES = 32;
 /** pipelined requests held while one is answered; past this the socket is not read until it is */
 const MAX_QUEUED_BYTES = 64 * 1024;
 /**
@@ -264,6 +270,8 @@ class EdgeConnection implements EdgeReply {
   private ending = false;
   /** next() is on the stack: an answer sent at once lets its loop go on, rather than recursing */
   private reading = false;
+  /** reads since the last head was complete */
+  private pieces = 0;
   private headTimer?: NodeJS.Timeout;
   started = false;
 
@@ -282,6 +290,7 @@ class EdgeConnection implements EdgeReply {
 
   private readonly onData = (chunk: Buffer) => {
     this.unread = this.unread.length ? Buffer.concat([this.unread, chunk]) : chunk;
+    this.pieces++;
     this.next();
   };
 
@@ -308,7 +317,7 @@ class EdgeConnection implements EdgeReply {
     while (!this.busy && this.unread.length && !this.ending) {
       const end = this.unread.indexOf(HEAD_END);
       if (end < 0) {
-        if (this.unread.length > MAX_HEAD_BYTES) return this.handOff();
+        if (this.unread.length > MAX_HEAD_BYTES || this.pieces > MAX_HEAD_PIECES) return this.handOff();
         // slow or partial heads: node:http's rule, the whole head within headersMs
         this.headTimer ??= setTimeout(() => this.socket.destroy(), this.options.headersMs);
         return;
@@ -318,6 +327,7 @@ class EdgeConnection implements EdgeReply {
       if (!request || !this.options.edge.matches(request.url)) return this.handOff();
       clearTimeout(this.headTimer);
       this.headTimer = undefined;
+      this.pieces = 0;
       this.unread = this.unread.length === end + 4 ? EMPTY : this.unread.subarray(end + 4);
       if (request.close) this.closeAfter = true;
       this.busy = true;
