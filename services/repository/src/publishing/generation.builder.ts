@@ -36,8 +36,17 @@ export interface BuiltGeneration {
   signables: IndexFile[];
   /** by-hash paths, each a second name of a metadata file */
   aliases: { path: string; of: IndexFile }[];
-  /** the package files the metadata points at (a source package's .dsc and every file it lists) */
-  pool: { path: string; file: PoolFile }[];
+  /**
+   * the package files the metadata points at (a source package's .dsc and every file it
+   * lists); an unchanged package's entries are the same objects build after build
+   */
+  pool: PoolEntry[];
+}
+
+/** a package file at its path in the pool */
+export interface PoolEntry {
+  path: string;
+  file: PoolFile;
 }
 
 /** a stored file as the pool serves it */
@@ -51,7 +60,7 @@ export interface PoolFile {
 interface SourceEntry {
   key: string;
   text: string;
-  pool: { path: string; file: PoolFile }[];
+  pool: PoolEntry[];
 }
 
 /**
@@ -68,11 +77,16 @@ const aptIndexKind = (pkg: Pick<PublishablePackage, 'filename'>): AptIndexKind =
 /** where a kind's per-architecture Packages index lives below its component */
 const BINARY_DIRECTORIES: Record<Exclude<AptIndexKind, 'source'>, string> = { binary: '', installer: 'debian-installer/', debug: 'debug/' };
 
-/** one repository's cached index text and compressed blocks */
+/**
+ * one repository's cached index text and compressed blocks; the entries by package object:
+ * the package sets keep a package's object while it is unchanged, so a lookup builds no key
+ * (100,000 keys a build were a tenth of a second), and a deleted or changed package's entry
+ * goes with its old object
+ */
 interface RepositoryEntries {
-  apt: Map<string, AptEntry>;
-  source: Map<string, SourceEntry>;
-  yum: Map<string, { key: string; path: string; fragments: YumPackageFragments }>;
+  apt: WeakMap<PublishablePackage, AptEntry & { component: string }>;
+  source: WeakMap<PublishablePackage, SourceEntry & { component: string }>;
+  yum: WeakMap<PublishablePackage, YumEntry>;
   blocks: Map<string, GzipBlockCache>;
 }
 
@@ -88,8 +102,7 @@ export const CACHED_REPOSITORIES = 64;
  * Per-package index text (a Packages stanza, or primary/filelists/other fragments) depends
  * only on the package and its pool path, so it is computed once per package; an index of
  * 10,000 packages is a concatenation of blocks, compressed once each (GzipBlockCache).
- * Kept per repository, for the `capacity` repositories built last: a build drops the
- * entries of packages no longer in its set.
+ * Kept per repository, for the `capacity` repositories built last.
  */
 export class IndexEntryCache {
   private readonly repositories: RecentlyUsed<string, RepositoryEntries>;
@@ -100,57 +113,57 @@ export class IndexEntryCache {
 
   private of(repositoryId: string): RepositoryEntries {
     let entries = this.repositories.get(repositoryId);
-    if (!entries) this.repositories.set(repositoryId, (entries = { apt: new Map(), source: new Map(), yum: new Map(), blocks: new Map() }));
+    if (!entries) this.repositories.set(repositoryId, (entries = { apt: new WeakMap(), source: new WeakMap(), yum: new WeakMap(), blocks: new Map() }));
     return entries;
   }
 
   /** the package's Packages stanza under its pool path in `component` */
   aptEntry(pkg: PublishablePackage, component: string): AptEntry {
-    const key = `${pkg.id}|${component}`;
     const entries = this.of(pkg.repositoryId).apt;
-    let cached = entries.get(key);
-    if (!cached) {
+    let cached = entries.get(pkg);
+    if (cached?.component !== component) {
       const { control, file } = JSON.parse(pkg.indexEntryJson) as { control: ControlField[]; file: DebFileDigests };
       const filename = poolPath('DEB', component, pkg);
-      cached = { key, control, filename, file, text: packagesStanza({ control, filename, file }) };
-      entries.set(key, cached);
+      const text = packagesStanza({ control, filename, file });
+      cached = { key: `${pkg.id}|${component}`, component, control, filename, file, text, pool: { path: filename, file: poolFileOf(pkg) } };
+      entries.set(pkg, cached);
     }
     return cached;
   }
 
   /** a source package's Sources stanza under its pool directory in `component`, and the files there */
   sourceEntry(pkg: PublishablePackage, component: string): SourceEntry {
-    const key = `${pkg.id}|${component}`;
     const entries = this.of(pkg.repositoryId).source;
-    let cached = entries.get(key);
-    if (!cached) {
+    let cached = entries.get(pkg);
+    if (cached?.component !== component) {
       const { source } = JSON.parse(pkg.indexEntryJson) as { source: { control: ControlField[]; files: SourceIndexFile[] } };
       const dsc = poolPath('DEB', component, pkg);
       const directory = dsc.slice(0, dsc.lastIndexOf('/'));
       const stored = new Map(pkg.sourceFiles.map((file) => [file.filename, { blobKey: file.blobKey, size: file.sizeBytes, sha256: file.sha256 }]));
       cached = {
-        key,
+        key: `${pkg.id}|${component}`,
+        component,
         text: sourcesStanza({ control: source.control, directory, files: source.files }),
         pool: [
-          { path: dsc, file: { blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256 } },
+          { path: dsc, file: poolFileOf(pkg) },
           ...pkg.sourceFiles.map((file) => ({ path: `${directory}/${file.filename}`, file: stored.get(file.filename)! })),
         ],
       };
-      entries.set(key, cached);
+      entries.set(pkg, cached);
     }
     return cached;
   }
 
   /** the package's primary/filelists/other fragments, located at its pool path */
-  yumFragments(pkg: PublishablePackage): { key: string; path: string; fragments: YumPackageFragments } {
-    const key = `${pkg.id}|`;
+  yumFragments(pkg: PublishablePackage): YumEntry {
     const entries = this.of(pkg.repositoryId).yum;
-    let cached = entries.get(key);
+    let cached = entries.get(pkg);
     if (!cached) {
       const { rpm } = JSON.parse(pkg.indexEntryJson) as { rpm: RpmPackage };
       const path = poolPath('RPM', '', pkg);
-      cached = { key, path, fragments: yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) }) };
-      entries.set(key, cached);
+      const fragments = yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) });
+      cached = { key: `${pkg.id}|`, path, fragments, pool: { path, file: poolFileOf(pkg) } };
+      entries.set(pkg, cached);
     }
     return cached;
   }
@@ -161,14 +174,6 @@ export class IndexEntryCache {
     let cache = blocks.get(distribution);
     if (!cache) blocks.set(distribution, (cache = new GzipBlockCache()));
     return cache;
-  }
-
-  /** drops the entries of the repository's packages that are not in `packageIds` (deleted since) */
-  retain(repositoryId: string, packageIds: ReadonlySet<string>): void {
-    const entries = this.repositories.get(repositoryId);
-    for (const map of entries ? [entries.apt, entries.source, entries.yum] : []) {
-      for (const key of map.keys()) if (!packageIds.has(key.slice(0, key.lastIndexOf('|')))) map.delete(key);
-    }
   }
 
   forgetRepository(repositoryId: string): void {
@@ -223,7 +228,7 @@ async function buildDeb(
     } else {
       const entry = cache.aptEntry(pkg, component);
       binaries[kind].push(entry);
-      pool.push({ path: entry.filename, file: { blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256 } });
+      pool.push(entry.pool);
     }
   }
   const architectures = publishedArchitectures([...binaries.binary, ...binaries.installer, ...binaries.debug]);
@@ -261,10 +266,21 @@ async function buildDeb(
   const metadata = stored.map((file) => ({ ...file, path: `${root}/${file.path}` }));
   const signable = indexFile(`${root}/Release`, Buffer.from(release, 'utf8'));
   const aliases = stored.flatMap((file, index) => byHashPaths(file).map((path) => ({ path: `${root}/${path}`, of: metadata[index] })));
-  return { metadata: [...metadata, signable], signables: [signable], aliases, pool: uniquePaths(pool) };
+  // source packages of one upstream version share their orig tarball's path
+  return { metadata: [...metadata, signable], signables: [signable], aliases, pool: sources.length ? uniquePaths(pool) : pool };
 }
 
-type AptEntry = AptIndexEntry & { key: string; text: string };
+type AptEntry = AptIndexEntry & { key: string; text: string; pool: PoolEntry };
+
+/** a package's primary/filelists/other fragments, and its file, located at its pool path */
+interface YumEntry {
+  key: string;
+  path: string;
+  fragments: YumPackageFragments;
+  pool: PoolEntry;
+}
+
+const poolFileOf = (pkg: PublishablePackage): PoolFile => ({ blobKey: pkg.blobKey, size: pkg.sizeBytes, sha256: pkg.sha256 });
 
 /** an orig tarball shared by two revisions of a source package is one pool file */
 const uniquePaths = (pool: BuiltGeneration['pool']) => [...new Map(pool.map((entry) => [entry.path, entry])).values()];
@@ -324,6 +340,6 @@ async function yumRepository(packages: readonly PublishablePackage[], prefix: st
   return {
     metadata: [...repodata.files.map(below), below(repodata.repomd)],
     repomd: below(repodata.repomd),
-    pool: fragments.map(({ path }, index) => ({ path: `${prefix}${path}`, file: { blobKey: packages[index].blobKey, size: packages[index].sizeBytes, sha256: packages[index].sha256 } })),
+    pool: prefix ? fragments.map(({ pool }) => ({ path: `${prefix}${pool.path}`, file: pool.file })) : fragments.map(({ pool }) => pool),
   };
 }

@@ -134,13 +134,15 @@ export class Publisher {
     const targets = work.all ? publicationTargets(repository) : uniqueTargets([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
     const packages = await packageSets.of(repositoryId);
     const advisories = (await es.readModels.collection<AdvisoryDocument>(ADVISORIES).find({ repositoryId })).map((doc) => doc.advisory);
-    this.workflow.entries.retain(repositoryId, new Set(packages.map((pkg) => pkg.id)));
     if (work.force) this.workflow.forgetKey(repositoryId);
     const started = performance.now();
     const date = new Date();
+    // a repository's packages name a few distributions: each is parsed once, not once per package and target
+    const distributionOf = memoized(parseDistribution);
     let built = 0;
     await forEachLimited(targets, this.options.concurrency ?? 4, async (target) => {
-      const { generation, built: made } = await this.workflow.publish(repository, target, packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)), advisories, date, work.force, fence);
+      const visible = packages.filter((pkg) => isVisibleIn(distributionOf(pkg.distribution), target));
+      const { generation, built: made } = await this.workflow.publish(repository, target, visible, advisories, date, work.force, fence);
       if (made) built += 1;
       // made here or by another replica: `?wait=published` waits for the edge to serve this one
       const current = this.currentGenerations.get(repositoryId) ?? new Map<string, number>();
@@ -177,4 +179,14 @@ async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Pr
     while (next < items.length) await run(items[next++]);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** `parse` remembering its answer per input */
+function memoized<T>(parse: (text: string) => T): (text: string) => T {
+  const answers = new Map<string, T>();
+  return (text) => {
+    let answer = answers.get(text);
+    if (answer === undefined) answers.set(text, (answer = parse(text)));
+    return answer;
+  };
 }
