@@ -56,7 +56,7 @@ export const REPOSITORY_SETTINGS = defineSettings({
   plainIndexMaxBytes: integer(
     'PUBLISH_PLAIN_INDEX_MAX_BYTES',
     DEFAULT_PLAIN_MAX_BYTES,
-    "an APT index (Packages, Sources) is also stored uncompressed while at most this size; a bigger one is served as .gz only and listed in Release, as Debian's archive does (apt reads the compressed one)",
+    "an APT index (Packages, Sources) is also stored uncompressed while at most this size; a bigger one is served as `.gz` only and listed in Release, as Debian's archive does (apt reads the compressed one)",
   ),
 });
 
