@@ -73,19 +73,25 @@ export class GenerationWorkflow {
       Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
       this.sign(repository, built),
     ]);
-    const { lastGeneration: generation } = await this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() });
+    // phase 2's signatures are stored while phase 1 is recorded: nothing points at them before RecordSigned
+    const [{ lastGeneration: generation }, signed] = await allSettledOrThrow([
+      this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() }),
+      Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes))),
+    ]);
 
-    // phase 2: the signatures over exactly the stored bytes
-    const signed = await Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes)));
-    await this.decide(stream, fence, {
-      type: 'RecordSigned', repositoryId: repository.id, distribution, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
-    });
-
-    // phase 3: one event makes the generation current; it names the manifest of its files
+    // phase 2: the signatures over exactly the stored bytes, recorded while the manifest of
+    // phase 3 is stored (nothing points at it before Publish)
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
     const pool = this.poolEntries.of(built.pool);
-    const manifest = await this.storeManifest(repository.id, [...metadata, ...signed, ...aliases], pool, await this.keyFiles(repository.id));
+    const [, manifest] = await allSettledOrThrow([
+      this.decide(stream, fence, {
+        type: 'RecordSigned', repositoryId: repository.id, distribution, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
+      }),
+      this.keyFiles(repository.id).then((keyFiles) => this.storeManifest(repository.id, [...metadata, ...signed, ...aliases], pool, keyFiles)),
+    ]);
+
+    // phase 3: one event makes the generation current; it names the manifest of its files
     await this.decide(stream, fence, {
       type: 'Publish',
       generation,
@@ -204,6 +210,17 @@ export class GenerationWorkflow {
     }
     return key;
   }
+}
+
+/**
+ * Promise.all that settles only when every promise has: a phase refused (its lease lost)
+ * throws once the writes beside it are done, not while they still write
+ */
+async function allSettledOrThrow<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /**
