@@ -188,6 +188,7 @@ const sameFile = (served: ServedFile, file: IndexFile) =>
   served.blobKey === file.blobKey &&
   served.size === file.size &&
   served.isPackage === file.package &&
+  // the content type: servedFile's headers start with it
   served.headers[1] === (file.contentType || contentTypeOf(file.path));
 
 function byDistribution(publications: readonly PublicationRecord[]): Map<string, PublicationRecord[]> {

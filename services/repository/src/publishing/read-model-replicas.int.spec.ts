@@ -75,19 +75,26 @@ describe('repository replicas projecting into one read-model store', () => {
     return { upload: upload!, deletion: deletion! };
   };
 
-  it('a replica that lags never writes an older state of a package over a newer one: uploaded then deleted stays deleted', async () => {
+  /**
+   * Two replicas on one store after an upload and its deletion: the lagging one runs the
+   * projection made for it, held back before the upload; the fast one has handled both events
+   */
+  const oneReplicaLagging = async (projectionOf: (lagging: ModuleStores) => Projection) => {
     const [fast, lagging] = [await replica(), await replica()];
     const { upload, deletion } = await uploadedThenDeleted(fast);
-
-    // the lagging replica has started on the log but has not handled the upload yet
-    const behind = heldBack(publishablePackagesProjection());
+    const behind = heldBack(projectionOf(lagging));
     heldBackReplicas.push(behind);
     const onLagging = await runProjection({ ...behind.projection, store: lagging.events, readModels: lagging.readModels });
     running.push(onLagging);
-    // the other replica handles the upload and the deletion
     const onFast = await runProjection({ ...publishablePackagesProjection(), store: fast.events, readModels: fast.readModels });
     running.push(onFast);
     await onFast.waitFor(deletion);
+    return { fast, lagging, upload, deletion, behind, onLagging };
+  };
+
+  it('a replica that lags never writes an older state of a package over a newer one: uploaded then deleted stays deleted', async () => {
+    // the lagging replica has started on the log but has not handled the upload yet; the other handles the upload and the deletion
+    const { fast, lagging, upload, deletion, behind, onLagging } = await oneReplicaLagging(() => publishablePackagesProjection());
     const packages = (stores: ModuleStores) => stores.readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES).find({ repositoryId: 'r-shared' });
     expect(await packages(fast)).toEqual([]);
 
@@ -104,17 +111,12 @@ describe('repository replicas projecting into one read-model store', () => {
   });
 
   it("a replica that lags keeps its publisher's package set as new as what it read: the upload it handles late does not bring the deleted package back", async () => {
-    const [fast, lagging] = [await replica(), await replica()];
-    const { upload, deletion } = await uploadedThenDeleted(fast);
     // the lagging replica's projection has started on the log but has not handled the upload yet
-    const packageSets = new PackageSets(lagging.readModels);
-    const behind = heldBack(publishablePackagesProjection((change) => packageSets.apply(change)));
-    heldBackReplicas.push(behind);
-    const onLagging = await runProjection({ ...behind.projection, store: lagging.events, readModels: lagging.readModels });
-    running.push(onLagging);
-    const onFast = await runProjection({ ...publishablePackagesProjection(), store: fast.events, readModels: fast.readModels });
-    running.push(onFast);
-    await onFast.waitFor(deletion);
+    let packageSets!: PackageSets;
+    const { upload, behind, onLagging } = await oneReplicaLagging((lagging) => {
+      packageSets = new PackageSets(lagging.readModels);
+      return publishablePackagesProjection((change) => packageSets.apply(change));
+    });
 
     // its publisher reads the package set (after the deletion), then its projection handles the upload
     expect(await packageSets.of('r-shared')).toEqual([]);

@@ -105,9 +105,8 @@ const MAX_QUEUED_BYTES = 64 * 1024;
 /**
  * A head and body up to this size go out as one buffer from Node's shared pool (a copy of a
  * few KB beats a second buffer in the write); bigger bodies follow their head in one
- * corked write, uncopied: a joined buffer of its own per answer is memory outside V8's
- * heap, whose churn (300 MB/s at 30,000 answers of 10 KB) brought on collections that held
- * every answer up for milliseconds
+ * corked write, uncopied. Joined into a buffer of its own per answer, a 10 KB InRelease ran
+ * at 0.55x nginx with a 25 ms p99 in the delivery benchmark; corked, at 1.09-1.23x.
  */
 const JOINED_BYTES = Buffer.poolSize >>> 1;
 const HEAD_END = '\r\n\r\n';
@@ -254,10 +253,6 @@ export class EdgeConnections {
   closeAll(): void {
     this.closing = true;
     for (const connection of this.open) connection.socket.destroy();
-  }
-
-  get size(): number {
-    return this.open.size;
   }
 }
 
