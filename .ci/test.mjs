@@ -41,8 +41,9 @@ if (existsSync(report)) {
   passed += result.numPassedTests;
   failed += result.numFailedTests;
   skipped += result.numPendingTests + result.numTodoTests;
-  // a file that failed to load has no tests but is a failure all the same
-  failed += result.testResults.filter((file) => file.status === 'failed' && file.assertionResults.length === 0).length;
+  // a file that failed without a failed test (it did not load, or its beforeAll threw and
+  // its tests were skipped) is a failure all the same
+  failed += result.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
 } else {
   failed++;
   console.error(`vitest exited with ${vitest.status} and wrote no report`);

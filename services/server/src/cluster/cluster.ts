@@ -204,7 +204,9 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       child.stderr!.on('data', onData);
       child.once('exit', (code, signal) => {
         if (stopping) return;
-        options.onLine?.('cluster', `${spec.name} exited (${signal ?? code}); starting it again`);
+        const line = `${spec.name} exited (${signal ?? code}); starting it again`;
+        outputs.set(spec.name, (outputs.get(spec.name) ?? '') + `[cluster] ${line}\n`);
+        options.onLine?.('cluster', line);
         restarts.set(spec.name, (restarts.get(spec.name) ?? 0) + 1);
         setTimeout(() => !stopping && spawnProcess(spec), RESTART_DELAY_MS).unref();
       });
@@ -230,11 +232,24 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     const processNamed = (name: ClusterProcessName) => processes.find((p) => p.name === name)!;
     const healthy = async (name?: ClusterProcessName, timeoutMs = 120_000) => {
       const until = Date.now() + timeoutMs;
-      await Promise.all(
-        (name ? [processNamed(name)] : processes).map((p) =>
-          waitUntil(`${p.name} to be ready`, async () => (await fetch(`${p.url}/api/actuator/health`, { signal: AbortSignal.timeout(2_000) })).status === 200, until),
-        ),
-      );
+      // what each process last answered, so that a timeout says which module held the rest
+      const lastAnswers = new Map<ClusterProcessName, string>();
+      const ready = async (p: ClusterProcess) => {
+        try {
+          const answer = await fetch(`${p.url}/api/actuator/health`, { signal: AbortSignal.timeout(2_000) });
+          lastAnswers.set(p.name, `${answer.status} ${await answer.text()}`);
+          return answer.status === 200;
+        } catch (error) {
+          lastAnswers.set(p.name, (error as Error).message);
+          return false;
+        }
+      };
+      const waiting = name ? [processNamed(name)] : processes;
+      const results = await Promise.allSettled(waiting.map((p) => waitUntil(`${p.name} to be ready`, () => ready(p), until)));
+      const notReady = waiting.filter((_, index) => results[index].status === 'rejected');
+      if (notReady.length > 0) {
+        throw new Error(`timed out waiting for ${notReady.map((p) => `${p.name} to be ready (last answer: ${lastAnswers.get(p.name) ?? 'none'})`).join('; ')}`);
+      }
     };
     await healthy(undefined, Math.max(deadline - Date.now(), 1_000));
     return {
@@ -247,7 +262,12 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       stop,
     };
   } catch (error) {
-    const tails = [...outputs].map(([name, output]) => `--- ${name}\n${output.split('\n').slice(-15).join('\n')}`).join('\n');
+    // a process that never said it started is the likely culprit: its tail comes first
+    const started = (output: string) => output.includes('"msg":"Packyard started"');
+    const tails = [...outputs]
+      .sort(([, a], [, b]) => Number(started(a)) - Number(started(b)))
+      .map(([name, output]) => `--- ${name}${started(output) ? '' : ' (never started)'}\n${output.split('\n').slice(-15).join('\n')}`)
+      .join('\n');
     await stop();
     throw new Error(`the cluster did not start: ${(error as Error).message}\n${tails}`, { cause: error });
   }

@@ -22,7 +22,11 @@ export interface ConsumerOptions {
 
 export interface EventBus {
   publish(topic: string, messages: BusMessage[]): Promise<void>;
-  /** handler errors are retried with backoff; the offset is committed only after success or dead-lettering */
+  /**
+   * Resolves once the consumer is subscribed, without waiting for its group to take it in
+   * (messages wait at their offsets meanwhile). Handler errors are retried with backoff; the
+   * offset is committed only after success or dead-lettering.
+   */
   subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>): Promise<Consumer>;
   close(): Promise<void>;
 }

@@ -47,10 +47,13 @@ describe.skipIf(broker.skip !== undefined)(`Kafka bus across a crash${broker.ski
     await exited;
     expect(output).toBe('DONE First\nDONE Second\nGOT Hang\n');
 
-    // another process of the same group takes the partition once the dead one's session ends
+    // another process of the same group takes the partition once the dead one's session ends;
+    // it starts at once all the same (a module serves while its group waits out the session)
     const seen: string[] = [];
+    const subscribing = performance.now();
     const consumer: Consumer = await bus.subscribe({ group, topics: [topic] }, async (m) => void seen.push(m.type));
     cleanups.push(() => consumer.stop());
+    expect(performance.now() - subscribing).toBeLessThan(kafkaTestSettings.sessionTimeoutMs / 2);
     const deadline = Date.now() + 40_000;
     while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(seen).toEqual(['Hang', 'After']);

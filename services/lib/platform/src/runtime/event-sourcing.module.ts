@@ -114,7 +114,6 @@ export async function startEventSourcing(options: {
   }
   const relay = await runOutboxRelay({ store: stores.events, bus, checkpoints: stores.readModels, topic: topicOf(module) }, { onError });
   const consumers: Consumer[] = [];
-  // joined at once: each join can wait a whole session for a member that crashed
   consumers.push(
     ...(await Promise.all(
       (options.reactions ?? []).map((reaction, index) =>
