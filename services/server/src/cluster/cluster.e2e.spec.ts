@@ -21,6 +21,7 @@ import { startCluster, type ClusterProcessName, type RunningCluster } from './cl
 
 const unavailable = radosgwUnavailable() ?? kafkaBrokerUnavailable();
 const DELIVERY_REPLICAS: ClusterProcessName[] = ['delivery-1', 'delivery-2'];
+const REPOSITORY_REPLICAS: ClusterProcessName[] = ['repository-1', 'repository-2'];
 const run = promisify(execFile);
 
 interface Snippets {
@@ -134,6 +135,28 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
       expect(installed.code, `${replica}: ${installed.stderr}`).toBe(0);
     }
   }, 600_000);
+
+  it('the API reads its writes through either repository replica: 12 repositories created are each found, listed and deleted at once', async () => {
+    const handledBy = async (replica: ClusterProcessName) => {
+      const metrics = await (await fetch(cluster.process(replica).metricsUrl)).text();
+      return [...metrics.matchAll(/^grpc_server_handled_total\{[^}]*grpc_service="packyard\.repository[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    };
+    const before = await Promise.all(REPOSITORY_REPLICAS.map(handledBy));
+    for (let i = 0; i < 12; i++) {
+      const created = await session.call('POST', `/workspaces/${workspaceId}/repos`, { name: `read-back-${i}`, kind: i % 2 ? 'RPM' : 'DEB', codename: 'bookworm', component: 'main' });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const read = await session.call('GET', `/workspaces/${workspaceId}/repos/${created.body.id}`);
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      const listed = await session.call('GET', `/workspaces/${workspaceId}/repos`);
+      expect((listed.body as { id: string }[]).map((repository) => repository.id)).toContain(created.body.id);
+      expect((await session.call('DELETE', `/workspaces/${workspaceId}/repos/${created.body.id}`)).status).toBe(204);
+      const gone = await session.call('GET', `/workspaces/${workspaceId}/repos`);
+      expect((gone.body as { id: string }[]).map((repository) => repository.id)).not.toContain(created.body.id);
+    }
+    // the calls went to both replicas
+    const after = await Promise.all(REPOSITORY_REPLICAS.map(handledBy));
+    expect(after.map((count, index) => count - before[index]).every((calls) => calls > 0), `repository calls per replica: ${before} → ${after}`).toBe(true);
+  }, 300_000);
 
   it('upload to installable through a delivery replica: ?wait=published answers when both replicas serve the package', async () => {
     const seconds: number[] = [];

@@ -31,12 +31,6 @@ export const CLUSTER_PROCESSES = [
 
 export type ClusterProcessName = (typeof CLUSTER_PROCESSES)[number]['name'];
 
-/**
- * Replicas the other modules do not call: repository-2 publishes beside repository-1, but
- * the API stays with repository-1, since a replica's read models are sure to hold only its
- * own writes (a call after a write would otherwise reach a replica not there yet).
- */
-const PUBLISHING_ONLY: ReadonlySet<ClusterProcessName> = new Set(['repository-2']);
 /** the processes of a module sharing one store (the SQLite files under one folder) */
 const dataFolderOf = (spec: (typeof CLUSTER_PROCESSES)[number]) => (spec.target === 'repository' ? 'repository' : spec.name);
 
@@ -150,7 +144,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     const ports = new Map<ClusterProcessName, { http: number; grpc: number; metrics: number }>();
     for (const { name } of CLUSTER_PROCESSES) ports.set(name, { http: await freePort(), grpc: await freePort(), metrics: await freePort() });
     const grpcOf = (target: string) =>
-      CLUSTER_PROCESSES.filter((p) => p.target === target && !PUBLISHING_ONLY.has(p.name))
+      CLUSTER_PROCESSES.filter((p) => p.target === target)
         .map((p) => `${host}:${ports.get(p.name)!.grpc}`)
         .join(',');
 
