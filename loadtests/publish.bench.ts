@@ -13,7 +13,8 @@
  *   createrepo_c --update + gpg --detach-sign --armor repomd.xml.
  * Run: npx tsx loadtests/publish.bench.ts   (BENCH_CACHE: cache folder, BENCH_RUNS: runs per case,
  * default 5 (edge: 4×, for a p99), BENCH_SIZES: default "5000,10000", BENCH_TOOLS: default
- * "edge,packyard,reprepro,aptly,createrepo", BENCH_KINDS: default "DEB,RPM")
+ * "edge,packyard,reprepro,aptly,createrepo", BENCH_KINDS: default "DEB,RPM", BENCH_PROFILE_DIR:
+ * the program's processes write V8 CPU profiles there)
  *
  * Seeding is a bulk import: the corpus is parsed once and written straight into the
  * repository module's read model of publishable packages (seeding 10,000 packages through
@@ -187,7 +188,7 @@ async function edgeCase(kind: 'DEB' | 'RPM', count: number, files: string[], ext
   const dataDir = await mkdtemp(join(tmpdir(), 'packyard-edge-bench-'));
   const verifyDir = await mkdtemp(join(tmpdir(), 'packyard-edge-verify-'));
   // as `npm start` runs it: the edge in a worker per core
-  const start = () => startPackyard({ dataDir, timeoutMs: 180_000, edgeWorkers: 'program default' });
+  const start = () => startPackyard({ dataDir, timeoutMs: 180_000, edgeWorkers: 'program default', ...(process.env.BENCH_PROFILE_DIR && { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] }) });
   let packyard: RunningPackyard | undefined;
   try {
     packyard = await start();
