@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { PublicationManifest, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
+import { BinaryReader } from '@bufbuild/protobuf/wire';
+import { IndexFile, type PublicationManifest, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 
 export interface BlobReader {
   get(key: string): Promise<Readable>;
@@ -14,6 +15,39 @@ export async function readAll(stream: Readable): Promise<Buffer> {
 
 /** manifests kept after their first read: a repository's rebuild reads every distribution's again */
 const CACHED_MANIFESTS = 1024;
+/** encoded entries remembered with their decoded file (about 150 bytes each); past this, forgotten all at once */
+const KNOWN_ENTRIES = 500_000;
+
+/** PublicationManifest's fields, as tags (field number << 3 | length-delimited) */
+const FILES_TAG = (1 << 3) | 2;
+const REPOSITORY_FILES_TAG = (2 << 3) | 2;
+
+/**
+ * A manifest's files, where an entry encoded as one an earlier manifest had is that
+ * manifest's object: one more package in 100,000 decodes one entry, and every unchanged
+ * file stays the object the catalogue already located and served (see servedFiles).
+ */
+export function decodeManifest(bytes: Uint8Array, known: Map<string, IndexFile>): PublicationManifest {
+  const manifest: PublicationManifest = { files: [], repositoryFiles: [] };
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    if (tag !== FILES_TAG && tag !== REPOSITORY_FILES_TAG) {
+      reader.skip(tag & 7);
+      continue;
+    }
+    const encoded = reader.bytes();
+    const key = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength).toString('latin1');
+    let file = known.get(key);
+    if (!file) {
+      file = IndexFile.decode(encoded);
+      if (known.size >= KNOWN_ENTRIES) known.clear();
+      known.set(key, file);
+    }
+    (tag === FILES_TAG ? manifest.files : manifest.repositoryFiles).push(file);
+  }
+  return manifest;
+}
 
 /**
  * The file lists of published generations (IndexPublished names them by key and digest),
@@ -22,6 +56,8 @@ const CACHED_MANIFESTS = 1024;
  */
 export class PublicationManifests {
   private readonly cache = new Map<string, Promise<PublicationManifest>>();
+  /** encoded entry → its file, across manifests (see decodeManifest) */
+  private readonly known = new Map<string, IndexFile>();
 
   constructor(private readonly blobs: BlobReader) {}
 
@@ -46,6 +82,6 @@ export class PublicationManifests {
     if (sha256 !== ref.sha256 || bytes.length !== ref.size) {
       throw new Error(`publication manifest ${ref.blobKey} is not the one published (sha256 ${sha256}, ${bytes.length} bytes; expected ${ref.sha256}, ${ref.size} bytes)`);
     }
-    return PublicationManifest.decode(bytes);
+    return decodeManifest(bytes, this.known);
   }
 }

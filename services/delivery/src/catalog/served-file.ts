@@ -102,9 +102,21 @@ export const repositoryPath = (repository: Pick<RepositoryRecord, 'kind' | 'work
  * DESIGN §4: a DEB file lives below `{repositoryUrl}/{distro}` (dists/{version}/…, pool/…),
  * an RPM file below `{repositoryUrl}/{distro}/{version}` (repodata/…, packages).
  */
-export function filePath(repository: RepositoryRecord, publication: Pick<PublicationRecord, 'distro' | 'version'>, path: string): string {
-  const root = repository.kind === 'DEB' ? publication.distro : `${publication.distro}/${publication.version}`;
-  return `${repositoryPath(repository)}/${root}/${path}`;
+const distributionRoot = (repository: RepositoryRecord, publication: Pick<PublicationRecord, 'distro' | 'version'>) =>
+  `${repositoryPath(repository)}/${repository.kind === 'DEB' ? publication.distro : `${publication.distro}/${publication.version}`}`;
+
+/**
+ * The URL path of each file as last located, by file object: the generations of a
+ * distribution share the objects of their unchanged files (decodeManifest), so a rebuild
+ * finds their paths instead of making and hashing 100,000 new strings per generation.
+ */
+const locatedPaths = new WeakMap<IndexFile, { root: string; path: string }>();
+function locatedPath(root: string, file: IndexFile): string {
+  const known = locatedPaths.get(file);
+  if (known?.root === root) return known.path;
+  const path = `${root}/${file.path}`;
+  locatedPaths.set(file, { root, path });
+  return path;
 }
 
 export function servedFile(repositoryId: string, file: IndexFile, lastModifiedMs: number): ServedFile {
@@ -157,27 +169,27 @@ export function readableGenerations(publications: readonly PublicationRecord[]):
  */
 export function servedFiles(repository: RepositoryRecord, generations: readonly LoadedPublication[], served: ReadonlyMap<string, ServedFile> = new Map()): Map<string, ServedFile> {
   const files = new Map<string, ServedFile>();
+  const locate = (file: IndexFile, path: string, own: number) => {
+    const before = files.get(path);
+    if (before?.sha256 === file.sha256) return;
+    const earlier = served.get(path);
+    // what the edge answered so far, unchanged: the same entry (one more package in 100,000
+    // makes one entry, not 100,000 with their header lists)
+    if (earlier && sameFile(earlier, file)) {
+      files.set(path, earlier);
+      return;
+    }
+    let date = own;
+    if (earlier?.sha256 === file.sha256) date = earlier.lastModifiedMs;
+    else if (before && !isContentAddressed(file)) date = Math.max(own, before.lastModifiedMs + 1000);
+    files.set(path, servedFile(repository.id, file, date));
+  };
+  const repositoryRoot = repositoryPath(repository);
   for (const { publication, files: list, repositoryFiles = [] } of generations) {
     const own = wholeSeconds(publication.publishedAt);
-    const located = [
-      ...list.map((file) => ({ file, path: filePath(repository, publication, file.path) })),
-      ...repositoryFiles.map((file) => ({ file, path: `${repositoryPath(repository)}/${file.path}` })),
-    ];
-    for (const { file, path } of located) {
-      const before = files.get(path);
-      if (before?.sha256 === file.sha256) continue;
-      const earlier = served.get(path);
-      // what the edge answered so far, unchanged: the same entry (one more package in 100,000
-      // makes one entry, not 100,000 with their header lists)
-      if (earlier && sameFile(earlier, file)) {
-        files.set(path, earlier);
-        continue;
-      }
-      let date = own;
-      if (earlier?.sha256 === file.sha256) date = earlier.lastModifiedMs;
-      else if (before && !isContentAddressed(file)) date = Math.max(own, before.lastModifiedMs + 1000);
-      files.set(path, servedFile(repository.id, file, date));
-    }
+    const root = distributionRoot(repository, publication);
+    for (const file of list) locate(file, locatedPath(root, file), own);
+    for (const file of repositoryFiles) locate(file, locatedPath(repositoryRoot, file), own);
   }
   return files;
 }
