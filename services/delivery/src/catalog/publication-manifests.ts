@@ -29,18 +29,24 @@ const REPOSITORY_FILES_TAG = (2 << 3) | 2;
  */
 export function decodeManifest(bytes: Uint8Array, known: Map<string, IndexFile>): PublicationManifest {
   const manifest: PublicationManifest = { files: [], repositoryFiles: [] };
-  const reader = new BinaryReader(bytes);
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const reader = new BinaryReader(buffer);
   while (reader.pos < reader.len) {
     const tag = reader.uint32();
     if (tag !== FILES_TAG && tag !== REPOSITORY_FILES_TAG) {
       reader.skip(tag & 7);
       continue;
     }
-    const encoded = reader.bytes();
-    const key = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength).toString('latin1');
+    const length = reader.uint32();
+    const start = reader.pos;
+    const end = start + length;
+    if (end > reader.len) throw new RangeError('publication manifest: an entry runs past the end');
+    reader.pos = end;
+    // the encoding itself is the key: read in place, no view of it made for an entry already known
+    const key = buffer.toString('latin1', start, end);
     let file = known.get(key);
     if (!file) {
-      file = IndexFile.decode(encoded);
+      file = IndexFile.decode(buffer.subarray(start, end));
       if (known.size >= KNOWN_ENTRIES) known.clear();
       known.set(key, file);
     }

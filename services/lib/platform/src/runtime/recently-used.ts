@@ -6,6 +6,8 @@
  */
 export class RecentlyUsed<K, V> {
   private readonly entries = new Map<K, V>();
+  /** the most recently used key: asked for again (a build asks once per package), the order stays as it is without a delete and a set */
+  private newest: K | undefined;
 
   constructor(readonly capacity: number) {
     if (!(capacity >= 1)) throw new Error(`capacity must be at least 1, not ${capacity}`);
@@ -17,9 +19,10 @@ export class RecentlyUsed<K, V> {
 
   get(key: K): V | undefined {
     const value = this.entries.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.newest) {
       this.entries.delete(key);
       this.entries.set(key, value);
+      this.newest = key;
     }
     return value;
   }
@@ -31,6 +34,7 @@ export class RecentlyUsed<K, V> {
   set(key: K, value: V): this {
     this.entries.delete(key);
     this.entries.set(key, value);
+    this.newest = key;
     for (const oldest of this.entries.keys()) {
       if (this.entries.size <= this.capacity) break;
       this.entries.delete(oldest);
@@ -39,6 +43,7 @@ export class RecentlyUsed<K, V> {
   }
 
   delete(key: K): boolean {
+    if (key === this.newest) this.newest = undefined;
     return this.entries.delete(key);
   }
 }
