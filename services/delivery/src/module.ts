@@ -63,6 +63,8 @@ export const deliveryModule = defineModule({
     const stores = await openModuleStores(config, 'delivery');
     // nothing is read at start: repositories load when first asked for, package ids when first counted
     const packageIds = new PackageIds(stores.readModels.collection<PackageRecord>(PACKAGES), CACHED_PACKAGE_IDS);
+    // 'all' runs every module in this process: single-node mode, where the edge takes every core
+    const workerCount = edgeWorkerCount(settings.edgeWorkers, ctx.running.has('all'));
     const { catalog, verdicts, accounting, publicKeys, edge } = assembleEdge({
       readModels: stores.readModels,
       blobs,
@@ -71,10 +73,9 @@ export const deliveryModule = defineModule({
       logger: ctx.logger,
       presignDownloads: settings.s3PresignDownloads,
       packageIdOf: (repositoryId, sha256) => packageIds.of(repositoryId, sha256),
+      answersPort: workerCount === 0,
     });
 
-    // 'all' runs every module in this process: single-node mode, where the edge takes every core
-    const workerCount = edgeWorkerCount(settings.edgeWorkers, ctx.running.has('all'));
     // forked now, so they load their code and catalogue while this process starts its modules
     const workers: EdgeWorkers | undefined = workerCount > 0 ? new EdgeWorkers({ count: workerCount, primarySocket: http.delegatePublicPort(() => openPublicPort()), logger: ctx.logger, onTraffic: (totals) => accounting.add(totals), shutdownTimeoutMs: config.shutdownTimeoutMs }) : undefined;
     const openPublicPort = (): Promise<number> => {
@@ -116,7 +117,8 @@ export const deliveryModule = defineModule({
       workers?.revoke(tokenId);
     });
     http.addReadinessCheck('delivery', es.ready);
-    http.addEdgeHandler(edge);
+    // with edge workers, they answer apt and dnf on the port; this process gets what they forward, never an edge path
+    if (workerCount === 0) http.addEdgeHandler(edge);
     ctx.use(grpcServerModule).server.add(DeliveryServiceDefinition, deliveryHandlers(clients.client(RepositoryServiceDefinition, 'repository'), catalog, settings.publicUrl));
 
     // traffic leaves in batches, off the request path, through the outbox like every other

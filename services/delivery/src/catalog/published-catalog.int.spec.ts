@@ -98,8 +98,20 @@ describe('the published catalogue', () => {
     expect(inReleaseOf(await catalog.repositoryAt('/deb/acme/tools-3/debian/dists/bookworm/InRelease'), 3)).toBe(sha);
   });
 
+  it('without files (a process whose edge workers answer the port) follows the generations and stocked distributions and reads no manifest', async () => {
+    blobReads.length = 0;
+    const catalog = new PublishedCatalog(readModels, reader, { files: false });
+    await publish(catalog, 4, 1, 'generation 1 of 4');
+    const waiting = catalog.waitForGenerations('r4', new Map([['debian/bookworm', 2]]), 10_000);
+    await publish(catalog, 4, 2, 'generation 2 of 4');
+    expect(await waiting).toBe(true);
+    expect(blobReads).toEqual([]);
+    expect((await catalog.load('r4'))?.files.size).toBe(0);
+    expect((await catalog.load('r4'))?.generations.get('debian/bookworm')).toBe(2);
+  });
+
   it('keeps at most its bound of files, dropping the repository asked for least recently, and loads it again when asked', async () => {
-    const catalog = new PublishedCatalog(readModels, reader, 2);
+    const catalog = new PublishedCatalog(readModels, reader, { maxLoadedFiles: 2 });
     const path = (n: number) => `/deb/acme/tools-${n}/debian/dists/bookworm/InRelease`;
     await catalog.repositoryAt(path(1));
     await catalog.repositoryAt(path(2));

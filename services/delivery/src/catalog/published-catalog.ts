@@ -9,6 +9,7 @@ const MAX_LOADED_FILES = 500_000;
 /** how long a path that names no repository is answered from memory (a repository change clears them all) */
 const ABSENT_FOR_MS = 5_000;
 const MAX_ABSENT_PATHS = 10_000;
+const NO_FILES: ReadonlyMap<string, ServedFile> = new Map();
 
 /** A repository as the edge answers it: its record and every URL path it serves, as one value swapped whole. */
 export interface ServedRepository {
@@ -18,6 +19,9 @@ export interface ServedRepository {
   /** distribution → the newest generation served */
   generations: ReadonlyMap<string, number>;
 }
+
+/** what a loaded repository counts against MAX_LOADED_FILES: its files, and one without them */
+const heldBy = (served: ServedRepository) => Math.max(1, served.files.size);
 
 /** `/deb/{slug}/{name}` of a URL path below a repository (one slice: the request path looks it up per request), or undefined */
 function repositoryPathOf(path: string): string | undefined {
@@ -64,7 +68,14 @@ export class PublishedCatalog {
   constructor(
     private readonly readModels: ReadModelStore,
     blobs: BlobReader,
-    private readonly maxLoadedFiles = MAX_LOADED_FILES,
+    private readonly options: {
+      /**
+       * false in a process whose edge workers answer the port: it keeps what its gRPC calls
+       * read (the generations served, the stocked distributions) and reads no manifest
+       */
+      files?: boolean;
+      maxLoadedFiles?: number;
+    } = {},
   ) {
     this.manifests = new PublicationManifests(blobs);
   }
@@ -182,13 +193,16 @@ export class PublishedCatalog {
     if (!repository || repository.deleted) return this.install(repositoryId, undefined);
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
     const readable = readableGenerations(publications);
-    const generations = await Promise.all(
-      readable.map(async (publication) => {
-        const { files, repositoryFiles } = await this.manifests.manifest(publication.manifest);
-        return { publication, files, repositoryFiles };
-      }),
-    );
-    const files = servedFiles(repository, generations, this.loaded.get(repositoryId)?.files);
+    let files: ReadonlyMap<string, ServedFile> = NO_FILES;
+    if (this.options.files !== false) {
+      const generations = await Promise.all(
+        readable.map(async (publication) => {
+          const { files, repositoryFiles } = await this.manifests.manifest(publication.manifest);
+          return { publication, files, repositoryFiles };
+        }),
+      );
+      files = servedFiles(repository, generations, this.loaded.get(repositoryId)?.files);
+    }
     const newest = new Map<string, number>();
     for (const publication of readable) newest.set(publication.distribution, Math.max(newest.get(publication.distribution) ?? -1, publication.generation));
     const stocked = stockedDistributions(repository, readable, uploadDistributions(repository.kind));
@@ -200,17 +214,17 @@ export class PublishedCatalog {
     if (previous) {
       this.idByPath.delete(repositoryPath(previous.record));
       this.loaded.delete(repositoryId);
-      this.loadedFiles -= previous.files.size;
+      this.loadedFiles -= heldBy(previous);
       if (this.newestId === repositoryId) this.newestId = undefined;
     }
     if (!served) return;
     this.loaded.set(repositoryId, served);
     this.newestId = repositoryId;
     this.idByPath.set(repositoryPath(served.record), repositoryId);
-    this.loadedFiles += served.files.size;
+    this.loadedFiles += heldBy(served);
     for (const waiter of this.generationWaiters.get(repositoryId) ?? []) if (this.servesGenerations(repositoryId, waiter.wanted)) waiter.resolve(true);
     for (const id of this.loaded.keys()) {
-      if (this.loadedFiles <= this.maxLoadedFiles || id === repositoryId) break;
+      if (this.loadedFiles <= (this.options.maxLoadedFiles ?? MAX_LOADED_FILES) || id === repositoryId) break;
       this.install(id, undefined);
     }
   }

@@ -46,9 +46,11 @@ export function assembleEdge(options: {
   /** the package a served file is, for download counts (unknown in a worker: its primary attributes them) */
   packageIdOf: (repositoryId: string, sha256: string) => Promise<string | undefined>;
   goingAway?: () => boolean;
+  /** false where edge workers answer the port for this process: its catalogue keeps no files (default true) */
+  answersPort?: boolean;
 }): EdgeAssembly {
   const { readModels, blobs, clients } = options;
-  const catalog = new PublishedCatalog(readModels, blobs);
+  const catalog = new PublishedCatalog(readModels, blobs, { files: options.answersPort !== false });
   const publicKeys = new PublicKeys(
     async (repositoryId) => (await readModels.collection<PublicKeysRecord>(PUBLIC_KEYS).get(repositoryId))?.armored,
     async (repositoryId) => {
