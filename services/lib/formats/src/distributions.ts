@@ -1,12 +1,13 @@
+import type { Distribution } from '@packyard/proto/packyard/common/v1/common';
 import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from './common/artifact-format.error';
 
 export type RepositoryKind = 'DEB' | 'RPM';
 
-/** A publishing target as `distro/version` (spec §9), e.g. ubuntu/noble or el/9. */
-export interface Distribution {
-  readonly distro: string;
-  readonly version: string;
-}
+/**
+ * A publishing target or upload choice, e.g. ubuntu/noble or el/9 (spec §9): the proto
+ * message modules exchange, so the `distro/version` string exists only at the edges.
+ */
+export type { Distribution };
 
 export const ANY_DISTRO = 'any-distro';
 export const ANY_VERSION = 'any-version';
