@@ -15,9 +15,9 @@ describe('publication layout', () => {
 
   it('shows any-version packages in every version of the distro and any-distro packages everywhere', () => {
     const repo = { kind: 'DEB', codename: 'stable' } as const;
-    expect(targetsShowing(repo, 'ubuntu/noble').map(targetKey)).toEqual(['ubuntu/noble']);
-    expect(targetsShowing(repo, 'debian/any-version').map(targetKey)).toEqual(['debian/bookworm', 'debian/bullseye', 'debian/buster', 'debian/stretch', 'debian/stable']);
-    expect(targetsShowing(repo, 'any-distro/any-version')).toHaveLength(publicationTargets(repo).length);
+    expect(targetsShowing(repo, { distro: 'ubuntu', version: 'noble' }).map(targetKey)).toEqual(['ubuntu/noble']);
+    expect(targetsShowing(repo, { distro: 'debian', version: 'any-version' }).map(targetKey)).toEqual(['debian/bookworm', 'debian/bullseye', 'debian/buster', 'debian/stretch', 'debian/stable']);
+    expect(targetsShowing(repo, { distro: 'any-distro', version: 'any-version' })).toHaveLength(publicationTargets(repo).length);
   });
 
   it('keeps same-named files of different upload distributions apart in the pool', () => {

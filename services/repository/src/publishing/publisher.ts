@@ -131,7 +131,7 @@ export class Publisher {
     const document = await es.readModels.collection<RepositoryDocument>(REPOSITORIES).get(repositoryId);
     if (!document) return;
     const repository = toPublishedRepository(document);
-    const targets = work.all ? publicationTargets(repository) : uniqueTargets([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
+    const targets = work.all ? publicationTargets(repository) : uniqueTargets([...work.uploads.values()].flatMap((upload) => targetsShowing(repository, upload)));
     const packages = await packageSets.of(repositoryId);
     const advisories = (await es.readModels.collection<AdvisoryDocument>(ADVISORIES).find({ repositoryId })).map((doc) => doc.advisory);
     if (work.force) this.workflow.forgetKey(repositoryId);
