@@ -5,10 +5,10 @@ import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/in
 import { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
-import { ARMORED_KEY_FILE, KEYRING_FILE, type Distribution } from '@packyard/formats';
+import { ARMORED_KEY_FILE, formatDistribution, KEYRING_FILE, type Distribution } from '@packyard/formats';
 import type { PublishablePackage } from '../packages/publishable-package';
 import { advisoriesFor, buildGeneration, IndexEntryCache, type BuildOptions, type BuiltGeneration, type PoolEntry } from './generation.builder';
-import { contentTypeOf, targetKey, type PublishedRepository } from './publication-layout';
+import { contentTypeOf, type PublishedRepository } from './publication-layout';
 import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
 import { isPublicationIntegrationEvent, publicationStream } from './publication.events';
 
@@ -59,7 +59,7 @@ export class GenerationWorkflow {
     /** the repository's publishing lease: each phase is refused once another replica took it over */
     fence: Fence,
   ): Promise<{ generation: number; built: boolean }> {
-    const distribution = targetKey(target);
+    const distribution = formatDistribution(target);
     const stream = publicationStream(repository.id, distribution);
     const applying = repository.kind === 'RPM' ? advisoriesFor(target, advisories) : [];
     const inputsDigest = inputsDigestOf(repository, target, packages, applying);

@@ -68,8 +68,6 @@ export const targetsShowing = (repository: Pick<PublishedRepository, 'kind' | 'c
 /** DEB components: the repository's own (where its packages are) and every one the install tab offers (empty) */
 export const debComponents = (component: string): string[] => [...new Set([component, ...INSTALL_COMPONENTS])];
 
-export const targetKey = (target: Distribution) => `${target.distro}/${target.version}`;
-
 /**
  * Where an RPM distribution's source packages are published: a repository of their own (the
  * `[<name>-source]` section of the .repo file, enabled=0), not arch `src` entries in the

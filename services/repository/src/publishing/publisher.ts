@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isVisibleIn, parseDistribution } from '@packyard/formats';
+import { formatDistribution, isVisibleIn, parseDistribution } from '@packyard/formats';
 import { RecentlyUsed, type EventSourcing, type Fence, type PackyardClient, type RunningProjection } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
@@ -10,7 +10,7 @@ import { CACHED_REPOSITORIES, type BuildOptions } from './generation.builder';
 import { GenerationWorkflow } from './generation.workflow';
 import { startIndexBlobsCleanup } from './index-blobs-cleanup.reaction';
 import type { PackageSets } from './package-sets';
-import { publicationTargets, targetKey, targetsShowing, type PublishedRepository } from './publication-layout';
+import { publicationTargets, targetsShowing, type PublishedRepository } from './publication-layout';
 
 export interface PublisherOptions {
   es: EventSourcing;
@@ -146,7 +146,7 @@ export class Publisher {
       if (made) built += 1;
       // made here or by another replica: `?wait=published` waits for the edge to serve this one
       const current = this.currentGenerations.get(repositoryId) ?? new Map<string, number>();
-      this.currentGenerations.set(repositoryId, current.set(targetKey(target), generation));
+      this.currentGenerations.set(repositoryId, current.set(formatDistribution(target), generation));
     });
     logger.debug({ repositoryId, distributions: targets.length, built, packages: packages.length, ms: Math.round(performance.now() - started) }, 'indices published');
     if (built > 0) this.options.onPublished?.(repository.kind, (performance.now() - started) / 1000);
@@ -171,7 +171,7 @@ const toPublishedRepository = (doc: RepositoryDocument): PublishedRepository => 
   component: doc.component,
 });
 
-const uniqueTargets = <T extends { distro: string; version: string }>(targets: T[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
+const uniqueTargets = <T extends { distro: string; version: string }>(targets: T[]) => [...new Map(targets.map((target) => [formatDistribution(target), target])).values()];
 
 async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
