@@ -3,6 +3,7 @@ import {
   PackageDeleted as PackageDeletedMessage,
   PackageUploaded as PackageUploadedMessage,
 } from '@packyard/proto/packyard/artifact/v1/events';
+import { IndexPublished as IndexPublishedMessage } from '@packyard/proto/packyard/repository/v1/events';
 import { Distribution } from '@packyard/proto/packyard/common/v1/common';
 import { parseDistribution } from './distributions';
 
@@ -42,3 +43,8 @@ export const PackageCopied = withLegacyDistribution(PackageCopiedMessage, 'uploa
 export type PackageUploaded = Upcast<PackageUploadedMessage, 'uploadDistribution'>;
 export type PackageDeleted = Upcast<PackageDeletedMessage, 'uploadDistribution'>;
 export type PackageCopied = Upcast<PackageCopiedMessage, 'uploadDistribution'>;
+
+// repository's IndexPublished as delivery and the repository's own publications read it; a
+// publication kept in a read model before the message is read the same way
+export const IndexPublished = withLegacyDistribution(IndexPublishedMessage, 'targetDistribution');
+export type IndexPublished = Upcast<IndexPublishedMessage, 'targetDistribution'>;
