@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { handleCommand, loadAggregate, serviceCaller, type AggregateCache, type EventSourcing, type Fence, type PackyardClient } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
-import { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
+import type { Advisory } from '@packyard/formats/recorded-distributions';
+import { Advisory as AdvisoryMessage } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { ARMORED_KEY_FILE, KEYRING_FILE, type Distribution } from '@packyard/formats';
@@ -262,6 +263,6 @@ export function inputsDigestOf(repository: PublishedRepository, target: Distribu
   hash.update(JSON.stringify([BUILDER_REVISION, repository.kind, repository.workspaceSlug, repository.name, repository.codename, repository.component, target.distro, target.version]));
   for (const pkg of [...packages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) hash.update(`\n${pkg.id} ${pkg.sha256} ${pkg.distribution}`);
   // as published: only the packages that apply to this distribution, in updateinfo's order
-  for (const advisory of advisories) hash.update(`\n${JSON.stringify(Advisory.toJSON(advisory))}`);
+  for (const advisory of advisories) hash.update(`\n${JSON.stringify(AdvisoryMessage.toJSON(advisory))}`);
   return hash.digest('hex');
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { formatDistribution, isVisibleIn, parseDistribution } from '@packyard/formats';
+import { Advisory } from '@packyard/formats/recorded-distributions';
 import { RecentlyUsed, type EventSourcing, type Fence, type PackyardClient, type RunningProjection } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { PublishedGeneration } from '@packyard/proto/packyard/repository/v1/publishing';
@@ -134,7 +135,7 @@ export class Publisher {
     const repository = toPublishedRepository(document);
     const targets = work.all ? publicationTargets(repository) : uniqueTargets([...work.uploads.values()].flatMap((upload) => targetsShowing(repository, upload)));
     const packages = await packageSets.of(repositoryId);
-    const advisories = (await es.readModels.collection<AdvisoryDocument>(ADVISORIES).find({ repositoryId })).map((doc) => doc.advisory);
+    const advisories = (await es.readModels.collection<AdvisoryDocument>(ADVISORIES).find({ repositoryId })).map((doc) => Advisory.fromJSON(doc.advisory));
     if (work.force) this.workflow.forgetKey(repositoryId);
     const started = performance.now();
     const date = new Date();
