@@ -1,7 +1,6 @@
 import { formatDistribution } from '@packyard/formats';
-import { IndexPublished } from '@packyard/formats/recorded-distributions';
+import { IndexPublished, PackageDeleted, PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { decodeEvent, isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
-import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import { PublicKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import type { PublicationRecord, RepositoryRecord } from './served-file';
