@@ -34,12 +34,12 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { basename, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
-import { parseDeb, parseRpm } from '@packyard/formats';
+import { formatDistribution, parseDeb, parseRpm, type Distribution } from '@packyard/formats';
 import { loadConfig, openModuleStores, recordInbox } from '@packyard/platform';
 import { startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
 import { registerUser } from '@packyard/testing/api-session';
 import { PUBLISHABLE_PACKAGES } from '@packyard/repository/packages/publishable-packages.projection';
-import type { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import type { PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { craftDeb, validControlText } from '@packyard/testing/packages/deb-crafting';
 import { buildCorpus } from '@packyard/testing/packages/corpus.builder';
 import { buildRpm } from '@packyard/testing/packages/rpm.builder';
@@ -95,11 +95,11 @@ async function referenceKey(): Promise<void> {
 const uniqueName = (prefix: string, run: number) => `${prefix}-${Date.now().toString(36)}-${run}`;
 
 /** what artifact would have emitted for this file */
-async function uploadedEvent(file: string, kind: 'DEB' | 'RPM', repositoryId: string, distribution: string): Promise<PackageUploaded> {
+async function uploadedEvent(file: string, kind: 'DEB' | 'RPM', repositoryId: string, uploadDistribution: Distribution): Promise<PackageUploaded> {
   const identity = kind === 'DEB' ? debIdentity(await parseDeb(createReadStream(file))) : rpmIdentity(await parseRpm(createReadStream(file)));
   const sha256 = JSON.parse(identity.indexEntryJson)[kind === 'DEB' ? 'file' : 'rpm'].file?.sha256 ?? randomBytes(32).toString('hex');
   return {
-    packageId: randomUUID(), repositoryId, workspaceId: 'bench-workspace', ownerId: 'bench-owner', kind, distribution, ...identity,
+    packageId: randomUUID(), repositoryId, workspaceId: 'bench-workspace', ownerId: 'bench-owner', kind, uploadDistribution, ...identity,
     sizeBytes: 1, sha256, blobKey: `packages/${repositoryId}/sha256/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`, uploadedAt: new Date().toISOString(), sourceFiles: [],
   };
 }
@@ -107,7 +107,7 @@ async function uploadedEvent(file: string, kind: 'DEB' | 'RPM', repositoryId: st
 async function packyardCase(kind: 'DEB' | 'RPM', count: number, files: string[], extras: string[]) {
   const dataDir = await mkdtemp(join(tmpdir(), 'packyard-publish-bench-'));
   const repositoryId = randomUUID();
-  const distribution = kind === 'DEB' ? 'ubuntu/noble' : 'el/9';
+  const distribution = kind === 'DEB' ? DEB_DIST.upload : RPM_DIST.upload;
   const { es, publisher, stop } = await startPublishingRig(dataDir);
   const seeded = [];
   for (const file of files) seeded.push(toPublishablePackage(await uploadedEvent(file, kind, repositoryId, distribution)));
@@ -134,8 +134,8 @@ async function packyardCase(kind: 'DEB' | 'RPM', count: number, files: string[],
 }
 
 /** the edge path of a distribution's index, as apt and dnf fetch it */
-const DEB_DIST = { upload: 'ubuntu/noble', root: 'ubuntu/dists/noble' };
-const RPM_DIST = { upload: 'el/9', root: 'el/9' };
+const DEB_DIST = { upload: { distro: 'ubuntu', version: 'noble' }, root: 'ubuntu/dists/noble' };
+const RPM_DIST = { upload: { distro: 'el', version: '9' }, root: 'el/9' };
 
 /**
  * Whether the edge serves an index listing `name`, read as a client reads it: InRelease,
@@ -214,7 +214,7 @@ async function edgeCase(kind: 'DEB' | 'RPM', count: number, files: string[], ext
 
     const upload = async (file: string) => {
       const form = new FormData();
-      form.set('distribution', distribution);
+      form.set('distribution', formatDistribution(distribution));
       form.set('file', new Blob([await readFile(file)]), basename(file));
       const response = await fetch(`${packyard!.url}/api/v1/workspaces/${workspace.id}/repos/${repository.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${session.bearer}` }, body: form });
       const body = (await response.json()) as { name: string };

@@ -41,7 +41,7 @@ export async function copyPackage(es: EventSourcing, input: CopyPackageInput): P
     repositoryId: target.id,
     workspaceId: target.workspaceId,
     ownerId: target.ownerId,
-    distribution: `${distribution.distro}/${distribution.version}`,
+    uploadDistribution: distribution,
     uploadedAt: input.now,
   };
   const copied = {
@@ -50,7 +50,7 @@ export async function copyPackage(es: EventSourcing, input: CopyPackageInput): P
     workspaceId: target.workspaceId,
     sourcePackageId: source.id,
     sourceRepositoryId: source.repositoryId,
-    distribution: data.distribution,
+    uploadDistribution: distribution,
     name: data.name,
     version: data.version,
     architecture: data.architecture,

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { formatDistribution } from '@packyard/formats';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -68,7 +69,7 @@ export function internalClients(packyard: RunningPackyard) {
     /** the current publication of a distribution, with the files its manifest lists */
     async current(repositoryId: string, distribution: string): Promise<PublishedGeneration> {
       const { publications } = await publishing.listPublications({ repositoryId });
-      const found = publications.find((publication) => publication.distribution === distribution);
+      const found = publications.find((publication) => publication.targetDistribution && formatDistribution(publication.targetDistribution) === distribution);
       if (!found?.manifest) throw new Error(`no publication of ${distribution}`);
       const manifest = await readFile(join(packyard.dataDir, 'blobs', found.manifest.blobKey));
       return { ...found, files: PublicationManifest.decode(manifest).files };
@@ -81,7 +82,7 @@ export type PublishedGeneration = IndexPublished & { files: IndexFile[] };
 /** the bytes of a published file, read from the blob store where the publication says it is */
 export async function publishedFile(packyard: RunningPackyard, publication: PublishedGeneration, path: string): Promise<Buffer> {
   const file = publication.files.find((candidate) => candidate.path === path);
-  if (!file) throw new Error(`${path} is not in generation ${publication.generation} of ${publication.distribution}`);
+  if (!file) throw new Error(`${path} is not in generation ${publication.generation} of ${publication.targetDistribution && formatDistribution(publication.targetDistribution)}`);
   return readFile(join(packyard.dataDir, 'blobs', file.blobKey));
 }
 

@@ -1,8 +1,8 @@
 import type { ServiceImplementation } from 'nice-grpc';
+import { PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { decodeEvent, handleCommand, invalid, isServiceCaller, notFound, type CallerContext, type EventSourcing, type PackyardClient } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { ArtifactServiceDefinition } from '@packyard/proto/packyard/artifact/v1/artifact';
-import { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import type { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { bucketKeys, DOWNLOAD_BUCKETS, type DownloadBucketDocument, type DownloadPeriod, BUCKETS_KEPT } from '../downloads/download-buckets';
 import { downloadSeries, downloadSummary, type SeriesGrouping } from '../downloads/download-statistics';

@@ -1,19 +1,20 @@
+import { formatDistribution } from '@packyard/formats';
+import { PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { assertNever, conflict, notFound, type Decider } from '@packyard/platform';
-import type { PackageUploaded as PackageUploadedData } from '@packyard/proto/packyard/artifact/v1/events';
 import type { PackageCopiedData, PackageEvent } from './package.events';
 
 export type PackageState =
   | { status: 'absent' }
-  | { status: 'stored'; package: PackageUploadedData };
+  | { status: 'stored'; package: PackageUploaded };
 
 export type PackageCommand =
-  | { type: 'UploadPackage'; package: PackageUploadedData }
+  | { type: 'UploadPackage'; package: PackageUploaded }
   /** the package of another repository, stored again here: same blob, this repository's coordinates */
-  | { type: 'CopyPackage'; package: PackageUploadedData; copied: PackageCopiedData; promotion: boolean }
+  | { type: 'CopyPackage'; package: PackageUploaded; copied: PackageCopiedData; promotion: boolean }
   | { type: 'DeletePackage'; packageId: string; reason: 'deleted' | 'repository-deleted' | 'promoted' | 'retention'; now: string };
 
-const duplicate = (pkg: PackageUploadedData) =>
-  conflict('PACKYARD_ARTIFACT_DUPLICATE', `Package ${pkg.name} ${pkg.version} (${pkg.architecture}) already exists in ${pkg.distribution}`);
+const duplicate = (pkg: PackageUploaded) =>
+  conflict('PACKYARD_ARTIFACT_DUPLICATE', `Package ${pkg.name} ${pkg.version} (${pkg.architecture}) already exists in ${formatDistribution(pkg.uploadDistribution)}`);
 
 /**
  * A package at its coordinates: stored once; a second upload of the same name, version,
@@ -47,7 +48,7 @@ export const packageDecider: Decider<PackageState, PackageCommand, PackageEvent>
               repositoryId: pkg.repositoryId,
               workspaceId: pkg.workspaceId,
               ownerId: pkg.ownerId,
-              distribution: pkg.distribution,
+              uploadDistribution: pkg.uploadDistribution,
               sizeBytes: pkg.sizeBytes,
               blobKey: pkg.blobKey,
               deletedAt: command.now,
@@ -63,7 +64,8 @@ export const packageDecider: Decider<PackageState, PackageCommand, PackageEvent>
   evolve(state, event) {
     switch (event.type) {
       case 'PackageUploaded':
-        return { status: 'stored', package: event.data };
+        // the stream may hold an event recorded before the Distribution message: read it as one
+        return { status: 'stored', package: PackageUploaded.fromJSON(event.data) };
       case 'PackageDeleted':
         return { status: 'absent' };
       case 'PackageCopied':

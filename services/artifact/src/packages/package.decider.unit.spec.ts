@@ -1,17 +1,17 @@
 import { describe, it } from 'vitest';
 import { deciderSpec } from '@packyard/testing/given-when-then';
-import type { PackageUploaded as PackageUploadedData } from '@packyard/proto/packyard/artifact/v1/events';
+import type { PackageUploaded as PackageUploadedData } from '@packyard/formats/recorded-distributions';
 import { packageDecider } from './package.decider';
 
 const hello: PackageUploadedData = {
-  packageId: 'p1', repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', kind: 'DEB', distribution: 'ubuntu/noble',
+  packageId: 'p1', repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', kind: 'DEB', uploadDistribution: { distro: 'ubuntu', version: 'noble' },
   name: 'hello', version: '1.0-1', architecture: 'amd64', filename: 'hello_1.0-1_amd64.deb', sizeBytes: 1000,
   sha256: 'ab', blobKey: 'packages/r1/sha256/ab/ab/ab', indexEntryJson: '{}', uploadedAt: '2026-01-01T00:00:00.000Z', sourceFiles: [],
 };
 const uploaded = { type: 'PackageUploaded', data: hello } as const;
 const deleted = {
   type: 'PackageDeleted',
-  data: { packageId: 'p1', repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', distribution: 'ubuntu/noble', sizeBytes: 1000, blobKey: hello.blobKey, deletedAt: '2026-01-02T00:00:00.000Z', reason: 'deleted' },
+  data: { packageId: 'p1', repositoryId: 'r1', workspaceId: 'w1', ownerId: 'u1', uploadDistribution: { distro: 'ubuntu', version: 'noble' }, sizeBytes: 1000, blobKey: hello.blobKey, deletedAt: '2026-01-02T00:00:00.000Z', reason: 'deleted' },
 } as const;
 const spec = deciderSpec(packageDecider);
 
@@ -27,6 +27,14 @@ describe('package decider', () => {
   it('deletes a stored package and says where its bytes are', () =>
     spec.given([uploaded]).when({ type: 'DeletePackage', packageId: 'p1', reason: 'deleted', now: '2026-01-02T00:00:00.000Z' }).then([deleted]));
 
+  it('reads a package recorded before the Distribution message from its "distro/version" string', () => {
+    // as such an event is stored: JSON, the string under "distribution", no uploadDistribution
+    const { uploadDistribution: _, ...recordedBefore } = { ...hello, distribution: 'ubuntu/noble' };
+    spec.given([{ type: 'PackageUploaded', data: recordedBefore as unknown as PackageUploadedData }])
+      .when({ type: 'DeletePackage', packageId: 'p1', reason: 'deleted', now: '2026-01-02T00:00:00.000Z' })
+      .then([deleted]);
+  });
+
   it('answers not found for a package deleted already or replaced by a newer upload', () => {
     spec.given([uploaded, deleted]).when({ type: 'DeletePackage', packageId: 'p1', reason: 'deleted', now: 'x' }).thenThrows(/Package not found/);
     spec.given([]).when({ type: 'DeletePackage', packageId: 'p1', reason: 'deleted', now: 'x' }).thenThrows(/Package not found/);
@@ -36,7 +44,7 @@ describe('package decider', () => {
     const copy: PackageUploadedData = { ...hello, packageId: 'p9', repositoryId: 'r2', uploadedAt: '2026-01-03T00:00:00.000Z' };
     const copied = {
       packageId: 'p9', repositoryId: 'r2', workspaceId: 'w1', sourcePackageId: 'p1', sourceRepositoryId: 'r1',
-      distribution: 'ubuntu/noble', name: 'hello', version: '1.0-1', architecture: 'amd64', copiedAt: '2026-01-03T00:00:00.000Z',
+      uploadDistribution: { distro: 'ubuntu', version: 'noble' }, name: 'hello', version: '1.0-1', architecture: 'amd64', copiedAt: '2026-01-03T00:00:00.000Z',
     };
 
     it('stores the copy like an upload (same blob) and records where it came from', () =>

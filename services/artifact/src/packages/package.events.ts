@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { formatDistribution, type Distribution } from '@packyard/formats';
 import type { DomainEvent } from '@packyard/platform';
 import type {
   PackageCopied as PackageCopiedData,
@@ -27,13 +28,15 @@ export interface PackageCoordinates {
   name: string;
   version: string;
   architecture: string;
-  distribution: string;
+  uploadDistribution: Distribution;
 }
 
 /**
  * One stream per (repository, name, version, architecture, distribution): the rule "no
  * duplicates" is this aggregate's invariant, checked with optimistic concurrency on a
- * short stream instead of a repository-wide one that would grow with every upload.
+ * short stream instead of a repository-wide one that would grow with every upload. The
+ * distribution is hashed as `distro/version`, the form streams were named by before it was
+ * a message, so a package keeps its stream.
  */
 export const packageStream = (c: PackageCoordinates) =>
-  `package-${c.repositoryId}_${createHash('sha256').update([c.name, c.version, c.architecture, c.distribution].join('\0')).digest('hex').slice(0, 32)}`;
+  `package-${c.repositoryId}_${createHash('sha256').update([c.name, c.version, c.architecture, formatDistribution(c.uploadDistribution)].join('\0')).digest('hex').slice(0, 32)}`;

@@ -1,6 +1,8 @@
 import { decodeEvent, isInboxEvent, type Projection } from '@packyard/platform';
 import type { Package } from '@packyard/proto/packyard/artifact/v1/artifact';
-import { PackageDeleted, PackageDownloaded, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { formatDistribution } from '@packyard/formats';
+import { PackageDeleted, PackageUploaded } from '@packyard/formats/recorded-distributions';
+import { PackageDownloaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { countDownload, DOWNLOAD_BUCKETS, type DownloadBucketDocument } from '../downloads/download-buckets';
 
 export interface PackageDocument {
@@ -76,6 +78,8 @@ export const packagesProjection: Projection = {
     switch (event.type) {
       case 'PackageUploaded': {
         const data = event.data;
+        // documents keep `distro/version`, the form they were stored in before it was a message
+        const distribution = formatDistribution(data.uploadDistribution);
         await packages.upsert({
           id: data.packageId,
           stream: recorded.stream,
@@ -83,7 +87,7 @@ export const packagesProjection: Projection = {
           workspaceId: data.workspaceId,
           ownerId: data.ownerId,
           kind: data.kind,
-          distribution: data.distribution,
+          distribution,
           name: data.name,
           version: data.version,
           architecture: data.architecture,
@@ -98,7 +102,7 @@ export const packagesProjection: Projection = {
         const sourceFiles = readModels.collection<SourceFileDocument>(SOURCE_FILES);
         // events recorded before source packages existed have no sourceFiles
         for (const { blobKey, filename, sha256 } of data.sourceFiles ?? []) {
-          await sourceFiles.upsert({ id: `${data.packageId}|${blobKey}`, packageId: data.packageId, blobKey, repositoryId: data.repositoryId, distribution: data.distribution, filename, sha256 });
+          await sourceFiles.upsert({ id: `${data.packageId}|${blobKey}`, packageId: data.packageId, blobKey, repositoryId: data.repositoryId, distribution, filename, sha256 });
         }
         return;
       }

@@ -1,6 +1,6 @@
+import { PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { decodeEvent, serviceCaller, type BusMessage, type EventSourcing, type Reaction } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
-import { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { applyRetention } from '../retention/apply-retention';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseDeb, parseRpm, type RepositoryKind, type StreamDigesterFactory } from '@packyard/formats';
+import { formatDistribution, parseDeb, parseRpm, type RepositoryKind, type StreamDigesterFactory } from '@packyard/formats';
 import { handleCommand, invalid, type EventSourcing } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { Package } from '@packyard/proto/packyard/artifact/v1/artifact';
@@ -55,7 +55,7 @@ export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: Cl
         ? await storeSourcePackage(
             blobs,
             es.readModels,
-            { repositoryId: repository.id, distribution: `${distribution.distro}/${distribution.version}` },
+            { repositoryId: repository.id, distribution: formatDistribution(distribution) },
             { stagingKey: input.stagingKey, filename: input.filename },
             sourceParts,
             prefix,
@@ -70,7 +70,7 @@ export async function claimUpload(es: EventSourcing, blobs: BlobStore, input: Cl
       workspaceId: repository.workspaceId,
       ownerId: repository.ownerId,
       kind,
-      distribution: `${distribution.distro}/${distribution.version}`,
+      uploadDistribution: distribution,
       ...identity,
       sizeBytes: stored.size,
       sha256: stored.sha256,

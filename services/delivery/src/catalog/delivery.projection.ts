@@ -1,6 +1,7 @@
+import { formatDistribution } from '@packyard/formats';
+import { IndexPublished, PackageDeleted, PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { decodeEvent, isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
-import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import { IndexPublished, RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
+import { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import { PublicKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import type { PublicationRecord, RepositoryRecord } from './served-file';
 
@@ -120,13 +121,15 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
               component: '',
             });
           }
-          const existing = await publications.find({ repositoryId: data.repositoryId, distribution: data.distribution });
+          // records keep the target as `distro/version` too, the key they were stored under before the message
+          const distribution = formatDistribution(data.targetDistribution);
+          const existing = await publications.find({ repositoryId: data.repositoryId, distribution });
           await publications.upsert({
-            id: `${data.repositoryId}|${data.distribution}|${data.generation}`,
+            id: `${data.repositoryId}|${distribution}|${data.generation}`,
             repositoryId: data.repositoryId,
-            distribution: data.distribution,
-            distro: data.distro,
-            version: data.version,
+            distribution,
+            distro: data.targetDistribution.distro,
+            version: data.targetDistribution.version,
             generation: data.generation,
             publishedAt: data.publishedAt,
             retainedGenerations: data.retainedGenerations,

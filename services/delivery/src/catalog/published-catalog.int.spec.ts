@@ -36,8 +36,8 @@ describe('the published catalogue', () => {
     const files: IndexFile[] = [{ path: 'dists/bookworm/InRelease', blobKey: file.key, size: file.size, sha256: file.sha256, contentType: '', package: false }];
     const manifest = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles: [] }).finish())]));
     await project(catalog, 'IndexPublished', {
-      repositoryId: `r${n}`, distribution: 'debian/bookworm', generation, publishedAt: new Date(Date.UTC(2024, 2, 5, 10, generation)).toISOString(),
-      kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: `tools-${n}`, distro: 'debian', version: 'bookworm',
+      repositoryId: `r${n}`, targetDistribution: { distro: 'debian', version: 'bookworm' }, generation, publishedAt: new Date(Date.UTC(2024, 2, 5, 10, generation)).toISOString(),
+      kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: `tools-${n}`,
       manifest: { blobKey: manifest.key, sha256: manifest.sha256, size: manifest.size }, packageCount: 0, inputsDigest: `d${generation}`, retainedGenerations: [], ownerId: 'u1',
     });
     return file.sha256;

@@ -46,8 +46,8 @@ describe('delivery edge with presigned package downloads', () => {
     const files = [await put('dists/bookworm/InRelease', Buffer.from('signed\n'), false), await put('pool/main/h/hello/hello_1.0_all.deb', pool, true)];
     const manifest = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles: [] }).finish())]));
     const data = {
-      repositoryId: 'r1', distribution: 'debian/bookworm', generation: 1, publishedAt: new Date().toISOString(), kind: 'DEB', workspaceId: 'w1',
-      workspaceSlug: 'acme', repositoryName: 'tools', distro: 'debian', version: 'bookworm', retainedGenerations: [], ownerId: 'u1', packageCount: 1, inputsDigest: 'i1',
+      repositoryId: 'r1', targetDistribution: { distro: 'debian', version: 'bookworm' }, generation: 1, publishedAt: new Date().toISOString(), kind: 'DEB', workspaceId: 'w1',
+      workspaceSlug: 'acme', repositoryName: 'tools', retainedGenerations: [], ownerId: 'u1', packageCount: 1, inputsDigest: 'i1',
       manifest: { blobKey: manifest.key, sha256: manifest.sha256, size: manifest.size },
     };
     await deliveryProjection().handle({ id: 'e1', stream: inboxStream('repository', 'm1'), type: 'IndexPublished', data, version: 1, position: 1, recordedAt: data.publishedAt }, readModels);

@@ -65,15 +65,13 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
 
   const publication = async (generation: number, files: IndexFile[], retainedGenerations: number[], repositoryFiles: IndexFile[] = []): Promise<IndexPublished> => ({
     repositoryId: 'r1',
-    distribution: 'debian/bookworm',
+    targetDistribution: { distro: 'debian', version: 'bookworm' },
     generation,
     publishedAt: new Date(Date.UTC(2024, 2, 5, 10, generation)).toISOString(),
     kind: 'DEB',
     workspaceId: 'w1',
     workspaceSlug: 'acme',
     repositoryName: 'tools',
-    distro: 'debian',
-    version: 'bookworm',
     manifest: await manifest(files, repositoryFiles),
     packageCount: files.filter((file) => file.package).length,
     inputsDigest: `inputs-${generation}`,

@@ -1,3 +1,4 @@
+import { formatDistribution } from '@packyard/formats';
 import { invalid, type CallerContext, type PackyardClient } from '@packyard/platform';
 import type { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import type { Repository, RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
@@ -37,7 +38,9 @@ export function deliveryHandlers(
   return {
     async waitForGenerations(request) {
       const timeoutMs = Math.min(Math.max(request.timeoutMs, 0), MAX_GENERATION_WAIT_MS);
-      const wanted = new Map(request.generations.map(({ distribution, generation }) => [distribution, generation]));
+      // the catalog knows a target by `distro/version`, the key its records are stored under; one
+      // without a target (sent by a repository module older than the message) is never served
+      const wanted = new Map(request.generations.map(({ targetDistribution, generation }) => [targetDistribution ? formatDistribution(targetDistribution) : '', generation]));
       return { served: await catalog.waitForGenerations(request.repositoryId, wanted, timeoutMs) };
     },
 

@@ -1,10 +1,13 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { AdvisoryServiceDefinition, type Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
+import { DISTRIBUTION_PATTERN, formatDistribution, parseDistribution } from '@packyard/formats';
+import { AdvisoryServiceDefinition, type Advisory, type AdvisoryPackage } from '@packyard/proto/packyard/repository/v1/advisories';
 import type { GatewayOptions } from '../app';
 
 // The request schema checks shapes only; the repository module says what is wrong with a
 // value (type, severity, CVE id, NEVRA, distribution) in one place, with a 400 naming the field.
+// A distribution's shape is `distro/version`: checked here, it is parsed once into the message
+// the module takes (which then says whether RPM uploads offer it).
 const ReferenceSchema = Type.Object({
   type: Type.Optional(Type.String({ description: 'cve | bugzilla | self | other (default other)', examples: ['cve'] })),
   id: Type.Optional(Type.String({ description: 'a CVE id (CVE-2026-12345) for type cve; a bug number…', examples: ['CVE-2026-12345'] })),
@@ -18,7 +21,11 @@ const PackageSchema = Type.Object({
   version: Type.String({ examples: ['2.0'] }),
   release: Type.String({ examples: ['1.el9'] }),
   arch: Type.String({ examples: ['x86_64'] }),
-  distribution: Type.String({ description: 'the upload distribution whose indices carry the advisory (el/9, el/any-version, any-distro/any-version…)', examples: ['el/9'] }),
+  distribution: Type.String({
+    pattern: DISTRIBUTION_PATTERN,
+    description: 'the upload distribution whose indices carry the advisory (el/9, el/any-version, any-distro/any-version…)',
+    examples: ['el/9'],
+  }),
 });
 
 const CreateAdvisoryBody = Type.Object({
@@ -48,7 +55,13 @@ const AdvisorySchema = Type.Object({
 
 type AdvisoryType = 'security' | 'bugfix' | 'enhancement';
 type Severity = '' | 'Low' | 'Moderate' | 'Important' | 'Critical';
-const toAdvisoryJson = ({ repositoryId: _repositoryId, ...advisory }: Advisory) => ({ ...advisory, type: advisory.type as AdvisoryType, severity: advisory.severity as Severity });
+const toPackageJson = ({ legacyDistribution: _legacy, uploadDistribution, ...pkg }: AdvisoryPackage) => ({ ...pkg, distribution: uploadDistribution ? formatDistribution(uploadDistribution) : '' });
+const toAdvisoryJson = ({ repositoryId: _repositoryId, ...advisory }: Advisory) => ({
+  ...advisory,
+  type: advisory.type as AdvisoryType,
+  severity: advisory.severity as Severity,
+  packages: advisory.packages.map(toPackageJson),
+});
 
 const RepositoryPath = Type.Object({ workspaceId: Type.String(), repoId: Type.String() });
 const AdvisoryPath = Type.Object({ workspaceId: Type.String(), repoId: Type.String(), advisoryId: Type.String() });
@@ -98,7 +111,7 @@ export const advisoriesRoutes: FastifyPluginAsync<GatewayOptions> = async (plain
           issuedAt: body.issuedAt ?? '',
           updatedAt: body.updatedAt ?? '',
           references: (body.references ?? []).map((reference) => ({ type: reference.type ?? '', id: reference.id ?? '', href: reference.href ?? '', title: reference.title ?? '' })),
-          packages: body.packages.map((pkg) => ({ ...pkg, epoch: pkg.epoch ?? 0 })),
+          packages: body.packages.map(({ distribution, ...pkg }) => ({ ...pkg, epoch: pkg.epoch ?? 0, uploadDistribution: parseDistribution(distribution) })),
         },
         { caller: request.caller },
       );

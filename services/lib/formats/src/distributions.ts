@@ -1,12 +1,13 @@
+import type { Distribution } from '@packyard/proto/packyard/common/v1/common';
 import { ArtifactFormatError, ArtifactFormatErrorCode as Code } from './common/artifact-format.error';
 
 export type RepositoryKind = 'DEB' | 'RPM';
 
-/** A publishing target as `distro/version` (spec §9), e.g. ubuntu/noble or el/9. */
-export interface Distribution {
-  readonly distro: string;
-  readonly version: string;
-}
+/**
+ * A publishing target or upload choice, e.g. ubuntu/noble or el/9 (spec §9): the proto
+ * message modules exchange, so the `distro/version` string exists only at the edges.
+ */
+export type { Distribution };
 
 export const ANY_DISTRO = 'any-distro';
 export const ANY_VERSION = 'any-version';
@@ -48,7 +49,11 @@ export function distroForCodename(codename: string): string | undefined {
 }
 
 // Path segments that are safe in URLs, file names and apt source lines.
-const SEGMENT = /^[a-z0-9][a-z0-9.+-]*$/;
+const SEGMENT_SHAPE = '[a-z0-9][a-z0-9.+-]*';
+const SEGMENT = new RegExp(`^${SEGMENT_SHAPE}$`);
+
+/** the shape of `distro/version`, for request schemas that check shapes: a value of it parses */
+export const DISTRIBUTION_PATTERN = `^${SEGMENT_SHAPE}/${SEGMENT_SHAPE}$`;
 
 /**
  * Parses and checks an upload distribution against the kind's list. The list is closed,
@@ -59,13 +64,18 @@ export function parseDistribution(value: string, kind?: RepositoryKind): Distrib
   if (parts.length !== 2 || !parts.every((part) => SEGMENT.test(part))) {
     throw new ArtifactFormatError(Code.invalidDistribution, `"${value}" is not a distribution of the form distro/version`);
   }
-  if (kind && !uploadDistributions(kind).includes(value)) {
+  const distribution = { distro: parts[0], version: parts[1] };
+  if (kind && !isUploadDistribution(kind, distribution)) {
     throw new ArtifactFormatError(Code.invalidDistribution, `"${value}" is not a ${kind} upload distribution`);
   }
-  return { distro: parts[0], version: parts[1] };
+  return distribution;
 }
 
 export const formatDistribution = (distribution: Distribution): string => `${distribution.distro}/${distribution.version}`;
+
+/** whether the kind's upload list (closed: spec §9) offers `distribution` */
+export const isUploadDistribution = (kind: RepositoryKind, distribution: Distribution): boolean =>
+  uploadDistributions(kind).includes(formatDistribution(distribution));
 
 /** Every real (distro, version) target of a kind: the list without any-version entries. */
 export function concreteDistributions(kind: RepositoryKind): Distribution[] {

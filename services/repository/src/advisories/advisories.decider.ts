@@ -1,4 +1,4 @@
-import { ADVISORY_SEVERITIES, ADVISORY_TYPES, isArtifactFormatError, parseDistribution, RPM_UPLOAD_DISTRIBUTIONS } from '@packyard/formats';
+import { ADVISORY_SEVERITIES, ADVISORY_TYPES, isUploadDistribution, RPM_UPLOAD_DISTRIBUTIONS } from '@packyard/formats';
 import { assertNever, conflict, invalid, notFound, type Decider } from '@packyard/platform';
 import type { Advisory, AdvisoryPackage, AdvisoryReference } from '@packyard/proto/packyard/repository/v1/advisories';
 import type { AdvisoriesEvent } from './advisory.events';
@@ -58,13 +58,8 @@ function validPackage(pkg: AdvisoryPackage, index: number): AdvisoryPackage {
   if (!VERSION_PART.test(pkg.version)) throw refuse('version must be an rpm version (letters, digits, ".", "_", "+", "~", "^")');
   if (!VERSION_PART.test(pkg.release)) throw refuse('release must be an rpm release (letters, digits, ".", "_", "+", "~", "^")');
   if (!ARCH.test(pkg.arch)) throw refuse('arch must be an rpm architecture such as x86_64 or noarch');
-  try {
-    parseDistribution(pkg.distribution, 'RPM');
-  } catch (error) {
-    if (!isArtifactFormatError(error)) throw error;
-    throw refuse(`distribution must be one of: ${RPM_UPLOAD_DISTRIBUTIONS.join(', ')}`);
-  }
-  return { name: pkg.name, epoch: pkg.epoch, version: pkg.version, release: pkg.release, arch: pkg.arch, distribution: pkg.distribution };
+  if (!pkg.uploadDistribution || !isUploadDistribution('RPM', pkg.uploadDistribution)) throw refuse(`distribution must be one of: ${RPM_UPLOAD_DISTRIBUTIONS.join(', ')}`);
+  return { name: pkg.name, epoch: pkg.epoch, version: pkg.version, release: pkg.release, arch: pkg.arch, uploadDistribution: pkg.uploadDistribution };
 }
 
 function validSeverity(raw: string): string {

@@ -5,7 +5,7 @@ import { advisoriesDecider, type AdvisoriesCommand, type AdvisoryInput } from '.
 import type { AdvisoriesEvent } from './advisory.events';
 
 const now = '2026-03-04T05:06:07.000Z';
-const pkg = { name: 'hello', epoch: 0, version: '2.0', release: '1.el9', arch: 'x86_64', distribution: 'el/9' };
+const pkg = { name: 'hello', epoch: 0, version: '2.0', release: '1.el9', arch: 'x86_64', uploadDistribution: { distro: 'el', version: '9' } };
 const input = (overrides: Partial<AdvisoryInput> = {}): AdvisoryInput => ({
   id: '', type: 'security', severity: 'important', title: 'hello: buffer overflow', description: 'Fixed.', issuedAt: '', updatedAt: '',
   references: [{ type: 'cve', id: 'CVE-2026-1234', href: '', title: '' }], packages: [pkg], ...overrides,
@@ -53,7 +53,7 @@ describe('advisories decider', () => {
     spec.given([]).when(create({ packages: [] })).thenThrows(/names 1 to 1000 packages/);
     spec.given([]).when(create({ packages: [{ ...pkg, name: 'a/b' }] })).thenThrows(/packages\[0\]\.name/);
     spec.given([]).when(create({ packages: [{ ...pkg, version: '1 0' }] })).thenThrows(/packages\[0\]\.version/);
-    spec.given([]).when(create({ packages: [{ ...pkg, distribution: 'ubuntu/noble' }] })).thenThrows(/packages\[0\]\.distribution must be one of: el\/9/);
+    spec.given([]).when(create({ packages: [{ ...pkg, uploadDistribution: { distro: 'ubuntu', version: 'noble' } }] })).thenThrows(/packages\[0\]\.distribution must be one of: el\/9/);
   });
 
   it('deletes an advisory once', () => {

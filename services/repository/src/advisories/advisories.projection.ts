@@ -7,6 +7,7 @@ export interface AdvisoryDocument {
   id: string;
   repositoryId: string;
   issuedAt: string;
+  /** as recorded; one kept before the Distribution message holds the strings: read it with recorded-distributions' Advisory */
   advisory: Advisory;
 }
 

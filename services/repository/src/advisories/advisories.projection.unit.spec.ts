@@ -4,7 +4,7 @@ import { ADVISORIES, advisoriesProjection, type AdvisoryDocument } from './advis
 
 const advisory = (id: string, repositoryId = 'r-1') => ({
   id, repositoryId, type: 'bugfix', severity: '', title: id, description: '', issuedAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
-  references: [], packages: [{ name: 'hello', epoch: 0, version: '1', release: '1', arch: 'noarch', distribution: 'el/9' }], createdAt: '2026-01-01T00:00:00.000Z',
+  references: [], packages: [{ name: 'hello', epoch: 0, version: '1', release: '1', arch: 'noarch', uploadDistribution: { distro: 'el', version: '9' } }], createdAt: '2026-01-01T00:00:00.000Z',
 });
 const created = (id: string, repositoryId = 'r-1') => ({ type: 'AdvisoryCreated', stream: `advisories-${repositoryId}`, data: { advisory: advisory(id, repositoryId) } });
 
@@ -22,6 +22,17 @@ describe('advisories projection', () => {
         expect(docs[0].advisory).toEqual(advisory('A-2', 'r-2'));
       }));
 
+  it('keeps an advisory recorded before the Distribution message with its packages\' distribution as the message', () => {
+    const { packages, ...rest } = advisory('A-0');
+    const recordedBefore = { ...rest, packages: packages.map(({ uploadDistribution: _, ...pkg }) => ({ ...pkg, distribution: 'el/any-version' })) };
+    return projectionSpec(advisoriesProjection)
+      .given([])
+      .when([{ type: 'AdvisoryCreated', stream: 'advisories-r-1', data: { advisory: recordedBefore } }])
+      .then(async (readModels) => {
+        const [doc] = await readModels.collection<AdvisoryDocument>(ADVISORIES).find({});
+        expect(doc.advisory.packages).toEqual([{ name: 'hello', epoch: 0, version: '1', release: '1', arch: 'noarch', uploadDistribution: { distro: 'el', version: 'any-version' } }]);
+      });
+  });
 
   it('keeps the advisories of a deleted repository through its grace period (a restoration publishes them again) and forgets them at its purge', async () => {
     const ids = { repositoryId: 'r-1', workspaceId: 'ws-1', ownerId: 'u-1' };

@@ -1,5 +1,6 @@
 import { handleCommand, invalid, notFound, type CallerContext, type EventSourcing } from '@packyard/platform';
-import type { Advisory, AdvisoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/advisories';
+import { Advisory } from '@packyard/formats/recorded-distributions';
+import type { AdvisoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/advisories';
 import type { ServiceImplementation } from 'nice-grpc';
 import { advisoriesDecider } from '../advisories/advisories.decider';
 import { ADVISORIES, advisoryDocumentId, type AdvisoryDocument } from '../advisories/advisories.projection';
@@ -15,7 +16,7 @@ export function advisoryHandlers(es: EventSourcing): ServiceImplementation<typeo
   const visibleAdvisory = async (repositoryId: string, advisoryId: string): Promise<Advisory> => {
     const doc = advisoryId ? await advisories.get(advisoryDocumentId(repositoryId, advisoryId)) : undefined;
     if (!doc) throw notFound('PACKYARD_ADVISORY_NOT_FOUND', 'Advisory not found');
-    return doc.advisory;
+    return Advisory.fromJSON(doc.advisory);
   };
 
   return {
@@ -38,7 +39,7 @@ export function advisoryHandlers(es: EventSourcing): ServiceImplementation<typeo
     async listAdvisories(request, { caller }) {
       const repository = await visibleRepository(repositories, caller, request.repositoryId, request.workspaceId);
       const docs = await advisories.find({ repositoryId: repository.id }, { sort: { field: 'issuedAt', direction: -1 } });
-      return { advisories: docs.map((doc) => doc.advisory) };
+      return { advisories: docs.map((doc) => Advisory.fromJSON(doc.advisory)) };
     },
 
     async getAdvisory(request, { caller }) {

@@ -1,10 +1,13 @@
-import type { PackageUploaded, StoredFile } from '@packyard/proto/packyard/artifact/v1/events';
+import { formatDistribution } from '@packyard/formats';
+import type { PackageUploaded } from '@packyard/formats/recorded-distributions';
+import type { StoredFile } from '@packyard/proto/packyard/artifact/v1/events';
 
 /** A stored package as publishing sees it: artifact's PackageUploaded, kept by the repository module. */
 export interface PublishablePackage {
   id: string;
   repositoryId: string;
   kind: string;
+  /** the upload distribution as `distro/version`: the form these documents were stored in before it was a message */
   distribution: string;
   name: string;
   version: string;
@@ -24,7 +27,7 @@ export const toPublishablePackage = (data: PackageUploaded): PublishablePackage 
   id: data.packageId,
   repositoryId: data.repositoryId,
   kind: data.kind,
-  distribution: data.distribution,
+  distribution: formatDistribution(data.uploadDistribution),
   name: data.name,
   version: data.version,
   architecture: data.architecture,

@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
+import { formatDistribution, type Distribution } from '@packyard/formats';
 import { LeaseLostError, type EventSourcing, type Fence, type Lease, type RecordedEvent, type Subscription } from '@packyard/platform';
 import { followedEvent, purgedRepositoryId } from './followed-events';
 
 /** what changed in a repository since its last build */
 export interface BuildWork {
-  /** every distribution, not only `distributions` */
+  /** every distribution, not only the ones `uploads` show in */
   all: boolean;
-  distributions: Set<string>;
+  /** the upload distributions of the packages stored or deleted, once each (by `distro/version`) */
+  uploads: Map<string, Distribution>;
   /** build and sign even if the inputs are those of the current generation (the signing keys changed) */
   force: boolean;
   /** the log position of the first change not yet published: the checkpoint stays before it */
@@ -121,7 +123,7 @@ export class BuildScheduler {
     switch (event?.type) {
       case 'PackageUploaded':
       case 'PackageDeleted':
-        this.mark(event.data.repositoryId, recorded.position, { distribution: event.data.distribution });
+        this.mark(event.data.repositoryId, recorded.position, { upload: event.data.uploadDistribution });
         break;
       // a key roll began or its overlap ended: every index is signed again by the keys that sign now
       case 'SigningKeysChanged':
@@ -166,11 +168,11 @@ export class BuildScheduler {
     this.timers.delete(repositoryId);
   }
 
-  /** no `distribution`: every distribution of the repository */
-  private mark(repositoryId: string, position: number, { distribution, force = false }: { distribution?: string; force?: boolean }): void {
-    const work = this.dirty.get(repositoryId) ?? { all: false, distributions: new Set<string>(), force: false, since: position, upTo: position };
-    if (distribution === undefined) work.all = true;
-    else work.distributions.add(distribution);
+  /** no `upload`: every distribution of the repository */
+  private mark(repositoryId: string, position: number, { upload, force = false }: { upload?: Distribution; force?: boolean }): void {
+    const work = this.dirty.get(repositoryId) ?? { all: false, uploads: new Map<string, Distribution>(), force: false, since: position, upTo: position };
+    if (upload === undefined) work.all = true;
+    else work.uploads.set(formatDistribution(upload), upload);
     work.force ||= force;
     work.upTo = position;
     this.dirty.set(repositoryId, work);
@@ -256,7 +258,7 @@ export class BuildScheduler {
     const again = this.dirty.get(repositoryId);
     this.dirty.set(repositoryId, {
       all: work.all || Boolean(again?.all),
-      distributions: new Set([...work.distributions, ...(again?.distributions ?? [])]),
+      uploads: new Map([...work.uploads, ...(again?.uploads ?? [])]),
       force: work.force || Boolean(again?.force),
       since: Math.min(work.since, again?.since ?? Infinity),
       upTo: Math.max(work.upTo, again?.upTo ?? 0),

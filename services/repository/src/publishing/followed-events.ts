@@ -1,6 +1,6 @@
 import { decodeEvent, isInboxEvent, type DecodedEvent, type RecordedEvent } from '@packyard/platform';
-import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
-import { AdvisoryCreated, AdvisoryDeleted } from '@packyard/proto/packyard/repository/v1/advisories';
+import { AdvisoryCreated, PackageDeleted, PackageUploaded } from '@packyard/formats/recorded-distributions';
+import { AdvisoryDeleted } from '@packyard/proto/packyard/repository/v1/advisories';
 import { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import { SigningKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import { wasPurgedAtOnce } from '../repositories/repository.events';

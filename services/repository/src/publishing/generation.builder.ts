@@ -7,7 +7,6 @@ import {
   indexFile,
   isVisibleIn,
   packagesForArchitecture,
-  parseDistribution,
   packagesStanza,
   publishedArchitectures,
   yumPackageFragments,
@@ -24,7 +23,7 @@ import {
   type YumPackageFragments,
 } from '@packyard/formats';
 import { RecentlyUsed } from '@packyard/platform';
-import type { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
+import type { Advisory } from '@packyard/formats/recorded-distributions';
 import type { PublishablePackage } from '../packages/publishable-package';
 import { debComponents, isSourcePackage, poolPath, RPM_SOURCE_DIR, type PublishedRepository } from './publication-layout';
 
@@ -291,7 +290,7 @@ const uniquePaths = (pool: BuiltGeneration['pool']) => [...new Map(pool.map((ent
  */
 export function advisoriesFor(target: Distribution, advisories: readonly Advisory[]): Advisory[] {
   return advisories
-    .map((advisory) => ({ ...advisory, packages: advisory.packages.filter((pkg) => isVisibleIn(parseDistribution(pkg.distribution), target)) }))
+    .map((advisory) => ({ ...advisory, packages: advisory.packages.filter((pkg) => isVisibleIn(pkg.uploadDistribution, target)) }))
     .filter((advisory) => advisory.packages.length > 0)
     .sort((a, b) => a.issuedAt.localeCompare(b.issuedAt) || a.id.localeCompare(b.id));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
+import { parseDistribution } from '@packyard/formats';
+import type { Advisory } from '@packyard/formats/recorded-distributions';
 import type { PublishablePackage } from '../packages/publishable-package';
 import { advisoriesFor, buildGeneration, IndexEntryCache } from './generation.builder';
 import type { PublishedRepository } from './publication-layout';
@@ -52,7 +53,7 @@ describe('a DEB generation', () => {
   });
 });
 
-const pkg = (name: string, distribution: string) => ({ name, epoch: 0, version: '2', release: '1', arch: 'noarch', distribution });
+const pkg = (name: string, distribution: string) => ({ name, epoch: 0, version: '2', release: '1', arch: 'noarch', uploadDistribution: parseDistribution(distribution) });
 const advisory = (id: string, issuedAt: string, packages: Advisory['packages']): Advisory => ({
   id, repositoryId: 'r-1', type: 'security', severity: '', title: id, description: '', issuedAt, updatedAt: issuedAt, references: [], packages, createdAt: issuedAt,
 });

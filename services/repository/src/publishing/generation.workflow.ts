@@ -2,15 +2,16 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { handleCommand, loadAggregate, serviceCaller, type AggregateCache, type EventSourcing, type Fence, type PackyardClient } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
-import { Advisory } from '@packyard/proto/packyard/repository/v1/advisories';
+import type { Advisory } from '@packyard/formats/recorded-distributions';
+import { Advisory as AdvisoryMessage } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { ARMORED_KEY_FILE, KEYRING_FILE, type Distribution } from '@packyard/formats';
 import type { PublishablePackage } from '../packages/publishable-package';
 import { advisoriesFor, buildGeneration, IndexEntryCache, type BuildOptions, type BuiltGeneration, type PoolEntry } from './generation.builder';
-import { contentTypeOf, targetKey, type PublishedRepository } from './publication-layout';
+import { contentTypeOf, type PublishedRepository } from './publication-layout';
 import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
-import { isPublicationIntegrationEvent, publicationStream } from './publication.events';
+import { isPublicationIntegrationEvent, publicationStream, publicationStreamPrefix } from './publication.events';
 
 /** the repository module calling on its own behalf */
 const REPOSITORY_CALLER = serviceCaller('repository');
@@ -59,8 +60,7 @@ export class GenerationWorkflow {
     /** the repository's publishing lease: each phase is refused once another replica took it over */
     fence: Fence,
   ): Promise<{ generation: number; built: boolean }> {
-    const distribution = targetKey(target);
-    const stream = publicationStream(repository.id, distribution);
+    const stream = publicationStream(repository.id, target);
     const applying = repository.kind === 'RPM' ? advisoriesFor(target, advisories) : [];
     const inputsDigest = inputsDigestOf(repository, target, packages, applying);
     const current = await this.load(stream);
@@ -75,7 +75,7 @@ export class GenerationWorkflow {
     ]);
     // phase 2's signatures are stored while phase 1 is recorded: nothing points at them before RecordSigned
     const [{ lastGeneration: generation }, signed] = await allSettledOrThrow([
-      this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, distribution, files: metadata, now: date.toISOString() }),
+      this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, target, files: metadata, now: date.toISOString() }),
       Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes))),
     ]);
 
@@ -86,7 +86,7 @@ export class GenerationWorkflow {
     const pool = this.poolEntries.of(built.pool);
     const [, manifest] = await allSettledOrThrow([
       this.decide(stream, fence, {
-        type: 'RecordSigned', repositoryId: repository.id, distribution, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
+        type: 'RecordSigned', repositoryId: repository.id, target, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
       }),
       this.keyFiles(repository.id).then((keyFiles) => this.storeManifest(repository.id, [...metadata, ...signed, ...aliases], pool, keyFiles)),
     ]);
@@ -97,15 +97,13 @@ export class GenerationWorkflow {
       generation,
       publication: {
         repositoryId: repository.id,
-        distribution,
+        targetDistribution: target,
         publishedAt: new Date().toISOString(),
         kind: repository.kind,
         workspaceId: repository.workspaceId,
         workspaceSlug: repository.workspaceSlug,
         repositoryName: repository.name,
         ownerId: repository.ownerId,
-        distro: target.distro,
-        version: target.version,
         manifest,
         // packages, not pool files: a source package is its .dsc and the files it lists
         packageCount: packages.length,
@@ -123,7 +121,7 @@ export class GenerationWorkflow {
   forget(repositoryId: string): void {
     this.publicKeys.delete(repositoryId);
     this.entries.forgetRepository(repositoryId);
-    for (const stream of this.publications.keys()) if (stream.startsWith(publicationStream(repositoryId, ''))) this.publications.delete(stream);
+    for (const stream of this.publications.keys()) if (stream.startsWith(publicationStreamPrefix(repositoryId))) this.publications.delete(stream);
   }
 
   /**
@@ -265,6 +263,6 @@ export function inputsDigestOf(repository: PublishedRepository, target: Distribu
   hash.update(JSON.stringify([BUILDER_REVISION, repository.kind, repository.workspaceSlug, repository.name, repository.codename, repository.component, target.distro, target.version]));
   for (const pkg of [...packages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) hash.update(`\n${pkg.id} ${pkg.sha256} ${pkg.distribution}`);
   // as published: only the packages that apply to this distribution, in updateinfo's order
-  for (const advisory of advisories) hash.update(`\n${JSON.stringify(Advisory.toJSON(advisory))}`);
+  for (const advisory of advisories) hash.update(`\n${JSON.stringify(AdvisoryMessage.toJSON(advisory))}`);
   return hash.digest('hex');
 }

@@ -61,14 +61,12 @@ export function publicationTargets(repository: Pick<PublishedRepository, 'kind' 
   return targets;
 }
 
-/** the targets whose index shows a package uploaded for `distribution` */
-export const targetsShowing = (repository: Pick<PublishedRepository, 'kind' | 'codename'>, distribution: string): Distribution[] =>
-  publicationTargets(repository).filter((target) => isVisibleIn(parseDistribution(distribution), target));
+/** the targets whose index shows a package uploaded for `upload` */
+export const targetsShowing = (repository: Pick<PublishedRepository, 'kind' | 'codename'>, upload: Distribution): Distribution[] =>
+  publicationTargets(repository).filter((target) => isVisibleIn(upload, target));
 
 /** DEB components: the repository's own (where its packages are) and every one the install tab offers (empty) */
 export const debComponents = (component: string): string[] => [...new Set([component, ...INSTALL_COMPONENTS])];
-
-export const targetKey = (target: Distribution) => `${target.distro}/${target.version}`;
 
 /**
  * Where an RPM distribution's source packages are published: a repository of their own (the

@@ -1,23 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { contentTypeOf, debComponents, poolPath, publicationTargets, targetKey, targetsShowing } from './publication-layout';
+import { formatDistribution } from '@packyard/formats';
+import { contentTypeOf, debComponents, poolPath, publicationTargets, targetsShowing } from './publication-layout';
 
 describe('publication layout', () => {
   it('publishes every listed DEB version and the install tab codenames, plus the repository codename under each distro', () => {
-    const keys = publicationTargets({ kind: 'DEB', codename: 'stable' }).map(targetKey);
+    const keys = publicationTargets({ kind: 'DEB', codename: 'stable' }).map(formatDistribution);
     expect(keys).toEqual(expect.arrayContaining(['ubuntu/noble', 'ubuntu/jammy', 'ubuntu/focal', 'debian/bookworm', 'debian/bullseye', 'kali/kali-rolling', 'ubuntu/stable', 'debian/stable']));
     expect(keys).not.toContain('ubuntu/any-version');
     expect(new Set(keys).size).toBe(keys.length);
   });
 
   it('publishes every listed RPM version', () => {
-    expect(publicationTargets({ kind: 'RPM', codename: '' }).map(targetKey)).toEqual(['el/9', 'el/8', 'el/7', 'fedora/39', 'fedora/38', 'fedora/37', 'opensuse/tumbleweed', 'opensuse/leap-15.5']);
+    expect(publicationTargets({ kind: 'RPM', codename: '' }).map(formatDistribution)).toEqual(['el/9', 'el/8', 'el/7', 'fedora/39', 'fedora/38', 'fedora/37', 'opensuse/tumbleweed', 'opensuse/leap-15.5']);
   });
 
   it('shows any-version packages in every version of the distro and any-distro packages everywhere', () => {
     const repo = { kind: 'DEB', codename: 'stable' } as const;
-    expect(targetsShowing(repo, 'ubuntu/noble').map(targetKey)).toEqual(['ubuntu/noble']);
-    expect(targetsShowing(repo, 'debian/any-version').map(targetKey)).toEqual(['debian/bookworm', 'debian/bullseye', 'debian/buster', 'debian/stretch', 'debian/stable']);
-    expect(targetsShowing(repo, 'any-distro/any-version')).toHaveLength(publicationTargets(repo).length);
+    expect(targetsShowing(repo, { distro: 'ubuntu', version: 'noble' }).map(formatDistribution)).toEqual(['ubuntu/noble']);
+    expect(targetsShowing(repo, { distro: 'debian', version: 'any-version' }).map(formatDistribution)).toEqual(['debian/bookworm', 'debian/bullseye', 'debian/buster', 'debian/stretch', 'debian/stable']);
+    expect(targetsShowing(repo, { distro: 'any-distro', version: 'any-version' })).toHaveLength(publicationTargets(repo).length);
   });
 
   it('keeps same-named files of different upload distributions apart in the pool', () => {

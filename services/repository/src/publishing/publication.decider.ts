@@ -1,3 +1,4 @@
+import type { Distribution } from '@packyard/formats';
 import { assertNever, conflict, type Decider } from '@packyard/platform';
 import type { IndexFile, IndexPublished as IndexPublishedData } from '@packyard/proto/packyard/repository/v1/events';
 import type { PublicationEvent } from './publication.events';
@@ -17,8 +18,8 @@ export interface PublicationState {
 }
 
 export type PublicationCommand =
-  | { type: 'RecordBuilt'; repositoryId: string; distribution: string; files: IndexFile[]; now: string }
-  | { type: 'RecordSigned'; repositoryId: string; distribution: string; generation: number; files: IndexFile[]; keyFingerprint: string; now: string }
+  | { type: 'RecordBuilt'; repositoryId: string; target: Distribution; files: IndexFile[]; now: string }
+  | { type: 'RecordSigned'; repositoryId: string; target: Distribution; generation: number; files: IndexFile[]; keyFingerprint: string; now: string }
   | { type: 'Publish'; generation: number; publication: Omit<IndexPublishedData, 'generation' | 'retainedGenerations'> };
 
 const outOfOrder = (what: string) => conflict('PACKYARD_PUBLICATION_OUT_OF_ORDER', what);
@@ -36,7 +37,7 @@ export const publicationDecider: Decider<PublicationState, PublicationCommand, P
         return [
           {
             type: 'IndexBuilt',
-            data: { repositoryId: command.repositoryId, distribution: command.distribution, generation: state.lastGeneration + 1, files: command.files, builtAt: command.now },
+            data: { repositoryId: command.repositoryId, targetDistribution: command.target, generation: state.lastGeneration + 1, files: command.files, builtAt: command.now },
           },
         ];
       case 'RecordSigned':
@@ -46,7 +47,7 @@ export const publicationDecider: Decider<PublicationState, PublicationCommand, P
             type: 'IndexSigned',
             data: {
               repositoryId: command.repositoryId,
-              distribution: command.distribution,
+              targetDistribution: command.target,
               generation: command.generation,
               files: command.files,
               signedAt: command.now,

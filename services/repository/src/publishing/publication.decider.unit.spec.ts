@@ -3,27 +3,27 @@ import { deciderSpec } from '@packyard/testing/given-when-then';
 import { publicationDecider } from './publication.decider';
 import type { PublicationEvent } from './publication.events';
 
+const noble = { distro: 'ubuntu', version: 'noble' };
 const file = { path: 'dists/noble/Release', blobKey: 'indices/r1/sha256/aa/bb/aabb', size: 10, sha256: 'aabb', contentType: 'text/plain', package: false };
 const signature = { ...file, path: 'dists/noble/InRelease', blobKey: 'indices/r1/sha256/cc/dd/ccdd' };
-const built = (generation: number): PublicationEvent => ({ type: 'IndexBuilt', data: { repositoryId: 'r1', distribution: 'ubuntu/noble', generation, files: [file], builtAt: 't' } });
+const built = (generation: number): PublicationEvent => ({ type: 'IndexBuilt', data: { repositoryId: 'r1', targetDistribution: noble, generation, files: [file], builtAt: 't' } });
 const signed = (generation: number): PublicationEvent => ({
   type: 'IndexSigned',
-  data: { repositoryId: 'r1', distribution: 'ubuntu/noble', generation, files: [signature], signedAt: 't', keyFingerprint: 'F' },
+  data: { repositoryId: 'r1', targetDistribution: noble, generation, files: [signature], signedAt: 't', keyFingerprint: 'F' },
 });
 const publication = {
-  repositoryId: 'r1', distribution: 'ubuntu/noble', publishedAt: 't', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: 'apt',
-  distro: 'ubuntu', version: 'noble', ownerId: 'u1', manifest: { blobKey: 'indices/r1/sha256/ee/ff/eeff', sha256: 'eeff', size: 120 }, packageCount: 0, inputsDigest: 'd1',
+  repositoryId: 'r1', targetDistribution: noble, publishedAt: 't', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: 'apt', ownerId: 'u1', manifest: { blobKey: 'indices/r1/sha256/ee/ff/eeff', sha256: 'eeff', size: 120 }, packageCount: 0, inputsDigest: 'd1',
 };
 const published = (generation: number, retainedGenerations: number[]): PublicationEvent => ({ type: 'IndexPublished', data: { ...publication, generation, retainedGenerations } });
 const spec = deciderSpec(publicationDecider);
 
 describe('publication decider', () => {
   it('numbers generations from one', () =>
-    spec.given([]).when({ type: 'RecordBuilt', repositoryId: 'r1', distribution: 'ubuntu/noble', files: [file], now: 't' }).then([built(1)]));
+    spec.given([]).when({ type: 'RecordBuilt', repositoryId: 'r1', target: noble, files: [file], now: 't' }).then([built(1)]));
 
   it('signs only the pending generation, once', () => {
-    spec.given([built(1)]).when({ type: 'RecordSigned', repositoryId: 'r1', distribution: 'ubuntu/noble', generation: 1, files: [signature], keyFingerprint: 'F', now: 't' }).then([signed(1)]);
-    spec.given([built(1), signed(1)]).when({ type: 'RecordSigned', repositoryId: 'r1', distribution: 'ubuntu/noble', generation: 1, files: [signature], keyFingerprint: 'F', now: 't' }).thenThrows(/not waiting/);
+    spec.given([built(1)]).when({ type: 'RecordSigned', repositoryId: 'r1', target: noble, generation: 1, files: [signature], keyFingerprint: 'F', now: 't' }).then([signed(1)]);
+    spec.given([built(1), signed(1)]).when({ type: 'RecordSigned', repositoryId: 'r1', target: noble, generation: 1, files: [signature], keyFingerprint: 'F', now: 't' }).thenThrows(/not waiting/);
   });
 
   it('never makes an unsigned generation current', () =>
@@ -41,5 +41,5 @@ describe('publication decider', () => {
   });
 
   it('lets a newer build supersede one that failed before signing', () =>
-    spec.given([built(1)]).when({ type: 'RecordBuilt', repositoryId: 'r1', distribution: 'ubuntu/noble', files: [file], now: 't' }).then([built(2)]));
+    spec.given([built(1)]).when({ type: 'RecordBuilt', repositoryId: 'r1', target: noble, files: [file], now: 't' }).then([built(2)]));
 });

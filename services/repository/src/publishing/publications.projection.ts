@@ -1,12 +1,15 @@
+import { formatDistribution } from '@packyard/formats';
+import { IndexPublished } from '@packyard/formats/recorded-distributions';
 import { decodeEvent, isInboxEvent, type Projection } from '@packyard/platform';
-import { IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
 
 export interface PublicationGenerationDocument {
   /** `<repositoryId>|<distro/version>|<generation>` */
   id: string;
   repositoryId: string;
+  /** the target as `distro/version`: what the listing sorts by */
   distribution: string;
   generation: number;
+  /** as recorded: one kept before the Distribution message carries the string (read it with the IndexPublished reader) */
   publication: IndexPublished;
 }
 
@@ -20,8 +23,7 @@ interface ReadableGenerationsDocument {
 export const PUBLICATION_GENERATIONS = 'publication_generations';
 const READABLE_GENERATIONS = 'publication_readable_generations';
 
-const generationId = (publication: Pick<IndexPublished, 'repositoryId' | 'distribution'>, generation: number) =>
-  `${publication.repositoryId}|${publication.distribution}|${generation}`;
+const generationId = (repositoryId: string, distribution: string, generation: number) => `${repositoryId}|${distribution}|${generation}`;
 
 /** The readable generations of every distribution: the current one and those IndexPublished retains. */
 export const publicationsProjection: Projection = {
@@ -31,13 +33,15 @@ export const publicationsProjection: Projection = {
     const event = isInboxEvent(recorded.stream) ? undefined : decodeEvent(recorded, { IndexPublished });
     if (!event) return;
     const publication = event.data;
-    const { repositoryId, distribution, generation } = publication;
+    const { repositoryId, generation } = publication;
+    // read-model ids name the target as the ones stored before the Distribution message
+    const distribution = formatDistribution(publication.targetDistribution);
     const generations = readModels.collection<PublicationGenerationDocument>(PUBLICATION_GENERATIONS);
     const readable = readModels.collection<ReadableGenerationsDocument>(READABLE_GENERATIONS);
-    await generations.upsert({ id: generationId(publication, generation), repositoryId, distribution, generation, publication });
+    await generations.upsert({ id: generationId(repositoryId, distribution, generation), repositoryId, distribution, generation, publication });
     const kept = [generation, ...publication.retainedGenerations];
     const before = (await readable.get(`${repositoryId}|${distribution}`))?.generations ?? [];
-    for (const old of before) if (!kept.includes(old)) await generations.delete(generationId(publication, old));
+    for (const old of before) if (!kept.includes(old)) await generations.delete(generationId(repositoryId, distribution, old));
     await readable.upsert({ id: `${repositoryId}|${distribution}`, generations: kept });
   },
 };

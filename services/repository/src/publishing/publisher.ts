@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
-import { isVisibleIn, parseDistribution } from '@packyard/formats';
+import { formatDistribution, isVisibleIn, parseDistribution } from '@packyard/formats';
+import { Advisory } from '@packyard/formats/recorded-distributions';
 import { RecentlyUsed, type EventSourcing, type Fence, type PackyardClient, type RunningProjection } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
+import type { PublishedGeneration } from '@packyard/proto/packyard/repository/v1/publishing';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { ADVISORIES, type AdvisoryDocument } from '../advisories/advisories.projection';
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
@@ -10,7 +12,7 @@ import { CACHED_REPOSITORIES, type BuildOptions } from './generation.builder';
 import { GenerationWorkflow } from './generation.workflow';
 import { startIndexBlobsCleanup } from './index-blobs-cleanup.reaction';
 import type { PackageSets } from './package-sets';
-import { publicationTargets, targetKey, targetsShowing, type PublishedRepository } from './publication-layout';
+import { publicationTargets, targetsShowing, type PublishedRepository } from './publication-layout';
 
 export interface PublisherOptions {
   es: EventSourcing;
@@ -49,8 +51,8 @@ export class Publisher {
   /** the package ids of a repository when its last build (since this module started) completed, for the repositories built last */
   private readonly published = new RecentlyUsed<string, Set<string>>(CACHED_REPOSITORIES);
   private readonly waiters = new Map<string, Set<{ packageId: string; resolve: (published: boolean) => void }>>();
-  /** repository → distribution → the current generation as this publisher's last build found or made it */
-  private readonly currentGenerations = new Map<string, Map<string, number>>();
+  /** repository → `distro/version` → the current generation as this publisher's last build found or made it */
+  private readonly currentGenerations = new Map<string, Map<string, PublishedGeneration>>();
   private cleanup?: RunningProjection;
 
   constructor(private readonly options: PublisherOptions) {
@@ -106,8 +108,8 @@ export class Publisher {
   }
 
   /** the current generation of every distribution of the repository built (or found current) since this module started */
-  generationsOf(repositoryId: string): { distribution: string; generation: number }[] {
-    return [...(this.currentGenerations.get(repositoryId) ?? [])].map(([distribution, generation]) => ({ distribution, generation }));
+  generationsOf(repositoryId: string): PublishedGeneration[] {
+    return [...(this.currentGenerations.get(repositoryId)?.values() ?? [])];
   }
 
   private async publishedBeforeStart(repositoryId: string, packageId: string): Promise<boolean> {
@@ -131,9 +133,9 @@ export class Publisher {
     const document = await es.readModels.collection<RepositoryDocument>(REPOSITORIES).get(repositoryId);
     if (!document) return;
     const repository = toPublishedRepository(document);
-    const targets = work.all ? publicationTargets(repository) : uniqueTargets([...work.distributions].flatMap((distribution) => targetsShowing(repository, distribution)));
+    const targets = work.all ? publicationTargets(repository) : uniqueTargets([...work.uploads.values()].flatMap((upload) => targetsShowing(repository, upload)));
     const packages = await packageSets.of(repositoryId);
-    const advisories = (await es.readModels.collection<AdvisoryDocument>(ADVISORIES).find({ repositoryId })).map((doc) => doc.advisory);
+    const advisories = (await es.readModels.collection<AdvisoryDocument>(ADVISORIES).find({ repositoryId })).map((doc) => Advisory.fromJSON(doc.advisory));
     if (work.force) this.workflow.forgetKey(repositoryId);
     const started = performance.now();
     const date = new Date();
@@ -145,8 +147,8 @@ export class Publisher {
       const { generation, built: made } = await this.workflow.publish(repository, target, visible, advisories, date, work.force, fence);
       if (made) built += 1;
       // made here or by another replica: `?wait=published` waits for the edge to serve this one
-      const current = this.currentGenerations.get(repositoryId) ?? new Map<string, number>();
-      this.currentGenerations.set(repositoryId, current.set(targetKey(target), generation));
+      const current = this.currentGenerations.get(repositoryId) ?? new Map<string, PublishedGeneration>();
+      this.currentGenerations.set(repositoryId, current.set(formatDistribution(target), { targetDistribution: target, generation }));
     });
     logger.debug({ repositoryId, distributions: targets.length, built, packages: packages.length, ms: Math.round(performance.now() - started) }, 'indices published');
     if (built > 0) this.options.onPublished?.(repository.kind, (performance.now() - started) / 1000);
@@ -171,7 +173,7 @@ const toPublishedRepository = (doc: RepositoryDocument): PublishedRepository => 
   component: doc.component,
 });
 
-const uniqueTargets = <T extends { distro: string; version: string }>(targets: T[]) => [...new Map(targets.map((target) => [targetKey(target), target])).values()];
+const uniqueTargets = <T extends { distro: string; version: string }>(targets: T[]) => [...new Map(targets.map((target) => [formatDistribution(target), target])).values()];
 
 async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

@@ -1,4 +1,5 @@
 import type { ServiceImplementation } from 'nice-grpc';
+import { IndexPublished } from '@packyard/formats/recorded-distributions';
 import type { CallerContext, EventSourcing } from '@packyard/platform';
 import type { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
 import { PUBLICATION_GENERATIONS, type PublicationGenerationDocument } from './publications.projection';
@@ -22,7 +23,7 @@ export function publishingHandlers(es: EventSourcing, publisher: Publisher): Ser
     async listPublications(request) {
       const docs = await generations.find({ repositoryId: request.repositoryId }, { sort: { field: 'generation', direction: -1 } });
       const ordered = docs.sort((a, b) => a.distribution.localeCompare(b.distribution) || b.generation - a.generation);
-      return { publications: ordered.map((doc) => doc.publication) };
+      return { publications: ordered.map((doc) => IndexPublished.fromJSON(doc.publication)) };
     },
   };
 }

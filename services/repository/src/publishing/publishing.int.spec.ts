@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { parseDistribution } from '@packyard/formats';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
@@ -36,7 +37,7 @@ describe('publishing a distribution of many packages', () => {
   });
 
   const published = async (distribution: string): Promise<IndexPublished> => {
-    const events = await rig.es.events.readStream(publicationStream(repositoryId, distribution));
+    const events = await rig.es.events.readStream(publicationStream(repositoryId, parseDistribution(distribution)));
     return lastPublished(events);
   };
 
@@ -134,7 +135,7 @@ describe('a restart of publishing', () => {
   it('builds only the distributions of the repository whose packages changed while it was down', async () => {
     const added = syntheticDeb('r-second', 99, 'debian/bookworm');
     const { built, signatures, rig: running } = await restart(({ es }) => recordUploaded(es, added));
-    expect(built).toEqual([publicationStream('r-second', 'debian/bookworm')]);
+    expect(built).toEqual([publicationStream('r-second', { distro: 'debian', version: 'bookworm' })]);
     expect(signatures).toBe(1);
     expect(await running.publisher.waitForPublication('r-second', added.id, 10_000)).toBe(true);
   });
@@ -167,7 +168,7 @@ describe('publishing what else a repository is made of', () => {
   };
 
   const manifestPaths = async (repositoryId: string, distribution: string) => {
-    const events = await rig.es.events.readStream(publicationStream(repositoryId, distribution));
+    const events = await rig.es.events.readStream(publicationStream(repositoryId, parseDistribution(distribution)));
     const published = lastPublished(events);
     return PublicationManifest.decode(await buffer(await rig.blobs.get(published.manifest!.blobKey))).files.map((file) => file.path);
   };
@@ -188,14 +189,14 @@ describe('publishing what else a repository is made of', () => {
     };
     const created = await afterChanges(() => recordOwn(rig.es, `advisories-${repositoryId}`, 'AdvisoryCreated', { advisory }));
     // repodata/repomd.xml and SRPMS/repodata/repomd.xml
-    expect(created).toEqual({ built: [publicationStream(repositoryId, 'el/9')], signatures: 2 });
+    expect(created).toEqual({ built: [publicationStream(repositoryId, { distro: 'el', version: '9' })], signatures: 2 });
     const paths = await manifestPaths(repositoryId, 'el/9');
     expect(paths.some((path) => /^repodata\/[0-9a-f]+-updateinfo\.xml\.gz$/.test(path))).toBe(true);
     expect(paths).toEqual(expect.arrayContaining(['repodata/repomd.xml.asc', 'SRPMS/repodata/repomd.xml', 'SRPMS/repodata/repomd.xml.asc']));
     expect((await manifestPaths(repositoryId, 'el/8')).some((path) => path.includes('updateinfo'))).toBe(false);
 
     const deleted = await afterChanges(() => recordOwn(rig.es, `advisories-${repositoryId}`, 'AdvisoryDeleted', { repositoryId, advisoryId: advisory.id, deletedAt: new Date().toISOString() }));
-    expect(deleted).toEqual({ built: [publicationStream(repositoryId, 'el/9')], signatures: 2 });
+    expect(deleted).toEqual({ built: [publicationStream(repositoryId, { distro: 'el', version: '9' })], signatures: 2 });
     expect((await manifestPaths(repositoryId, 'el/9')).some((path) => path.includes('updateinfo'))).toBe(false);
   });
 
@@ -216,7 +217,7 @@ describe('publishing what else a repository is made of', () => {
     expect(await indexBlobs(repositoryId)).toEqual(published);
 
     const restored = await afterChanges(() => recordOwn(rig.es, RIG_REPOSITORIES_STREAM, 'RepositoryRestored', { ...ids, restoredAt: now }));
-    expect(restored.built).toContain(publicationStream(repositoryId, 'ubuntu/noble'));
+    expect(restored.built).toContain(publicationStream(repositoryId, { distro: 'ubuntu', version: 'noble' }));
     expect(await rig.publisher.waitForPublication(repositoryId, `${repositoryId}-p9`, 10_000)).toBe(true);
 
     await afterChanges(async () => {

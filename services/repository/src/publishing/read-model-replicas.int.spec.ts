@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, openModuleStores, recordInbox, runProjection, type ModuleStores, type Projection, type RunningProjection } from '@packyard/platform';
+import { parseDistribution } from '@packyard/formats';
 import type { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { PUBLISHABLE_PACKAGES, publishablePackagesProjection } from '../packages/publishable-packages.projection';
 import type { PublishablePackage } from '../packages/publishable-package';
@@ -59,18 +60,19 @@ describe('repository replicas projecting into one read-model store', () => {
   /** a package of r-shared uploaded then deleted, as the inbox records artifact's events; their log positions */
   const uploadedThenDeleted = async (stores: ModuleStores) => {
     const pkg = syntheticDeb('r-shared', 1);
-    const { id: packageId, ...uploaded } = pkg;
+    const { id: packageId, distribution, ...uploaded } = pkg;
+    const uploadDistribution = parseDistribution(distribution);
     const upload = await recordInbox(stores.events, 'artifact', {
       id: randomUUID(),
       type: 'PackageUploaded',
       key: `package-${packageId}`,
-      data: { ...uploaded, packageId, workspaceId: 'w', ownerId: 'o' } satisfies PackageUploaded,
+      data: { ...uploaded, uploadDistribution, packageId, workspaceId: 'w', ownerId: 'o' } satisfies PackageUploaded,
     });
     const deletion = await recordInbox(stores.events, 'artifact', {
       id: randomUUID(),
       type: 'PackageDeleted',
       key: `package-${packageId}`,
-      data: { packageId, repositoryId: 'r-shared', workspaceId: 'w', ownerId: 'o', distribution: pkg.distribution, sizeBytes: pkg.sizeBytes, blobKey: pkg.blobKey, deletedAt: new Date().toISOString(), reason: 'deleted' } satisfies PackageDeleted,
+      data: { packageId, repositoryId: 'r-shared', workspaceId: 'w', ownerId: 'o', uploadDistribution, sizeBytes: pkg.sizeBytes, blobKey: pkg.blobKey, deletedAt: new Date().toISOString(), reason: 'deleted' } satisfies PackageDeleted,
     });
     return { upload: upload!, deletion: deletion! };
   };

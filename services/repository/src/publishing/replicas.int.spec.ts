@@ -8,7 +8,7 @@ import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/
 import { publisherLease } from './build-scheduler';
 import { GenerationWorkflow } from './generation.workflow';
 import { publicationDecider } from './publication.decider';
-import { publicationStream } from './publication.events';
+import { publicationStream, publicationStreamPrefix } from './publication.events';
 import { seedRepository, startPublishingRig, syntheticDeb, type PublishingRig } from './testing/publishing-rig';
 
 const publishedEvents = async (rig: PublishingRig): Promise<RecordedEvent[]> =>
@@ -52,13 +52,13 @@ describe('publishing replicas sharing one store', () => {
     const published = await publishedEvents(a);
     const streams = new Set(published.map((event) => event.stream));
     // every distribution of every repository is current (each repository shows 14 or more)
-    for (const id of repositories) expect([...streams].filter((stream) => stream.startsWith(publicationStream(id, '')))).not.toHaveLength(0);
+    for (const id of repositories) expect([...streams].filter((stream) => stream.startsWith(publicationStreamPrefix(id)))).not.toHaveLength(0);
     // each distribution built once: the replica that came second found its inputs published
     expect(published).toHaveLength(streams.size);
     expect([...new Set(published.map((event) => event.metadata?.publisher))].sort()).toEqual(['replica-a', 'replica-b']);
     // a repository is one replica's: its distributions were all built under one lease
     for (const id of repositories) {
-      const writers = new Set(published.filter((event) => event.stream.startsWith(publicationStream(id, ''))).map((event) => event.metadata?.publisher));
+      const writers = new Set(published.filter((event) => event.stream.startsWith(publicationStreamPrefix(id))).map((event) => event.metadata?.publisher));
       expect({ id, writers: writers.size }).toEqual({ id, writers: 1 });
     }
     // given back after each build
@@ -90,12 +90,12 @@ describe('publishing replicas sharing one store', () => {
     await seedRepository(a.es, { id: 'r-quick', kind: 'DEB', name: 'quick' }, [syntheticDeb('r-quick', 1)]);
     await b.publisher.start();
     // B publishes the other repository while r-slow is held by A; A's slot for it was free too
-    await expect.poll(async () => (await publishedEvents(b)).filter((event) => event.stream.startsWith(publicationStream('r-quick', ''))).length, { timeout: 120_000 }).toBeGreaterThan(0);
-    expect((await publishedEvents(b)).filter((event) => event.stream.startsWith(publicationStream('r-slow', '')))).toEqual([]);
+    await expect.poll(async () => (await publishedEvents(b)).filter((event) => event.stream.startsWith(publicationStreamPrefix('r-quick'))).length, { timeout: 120_000 }).toBeGreaterThan(0);
+    expect((await publishedEvents(b)).filter((event) => event.stream.startsWith(publicationStreamPrefix('r-slow')))).toEqual([]);
 
     release();
     await Promise.all([a.publisher.settled(), b.publisher.settled()]);
-    const slow = (await publishedEvents(b)).filter((event) => event.stream.startsWith(publicationStream('r-slow', '')));
+    const slow = (await publishedEvents(b)).filter((event) => event.stream.startsWith(publicationStreamPrefix('r-slow')));
     expect(slow.length).toBeGreaterThan(0);
     // B waited for the lease, then found A's generations current and built nothing of its own
     expect(new Set(slow.map((event) => event.metadata?.publisher))).toEqual(new Set(['replica-a']));
@@ -119,13 +119,13 @@ describe('publishing replicas sharing one store', () => {
     expect(await inTurn(b, onB, [one, two])).toEqual({ generation: 2, built: true });
     // A is asked to build the same package set (it saw the same upload): B's generation 2 has it
     expect(await inTurn(a, onA, [one, two])).toEqual({ generation: 2, built: false });
-    const published = (await publishedEvents(a)).filter((event) => event.stream === publicationStream('r-taken', 'ubuntu/noble'));
+    const published = (await publishedEvents(a)).filter((event) => event.stream === publicationStream('r-taken', { distro: 'ubuntu', version: 'noble' }));
     expect(published.map((event) => event.metadata?.publisher)).toEqual(['replica-a', 'replica-b']);
   });
 
   it('refuses the phases of a replica that lost its lease while it was building (fencing), and numbers the new holder\'s generation after the last one', { timeout: 240_000 }, async () => {
     const { a, b, repository, target } = await twoReplicasOfOneRepository('r-fenced', 'fenced');
-    const stream = publicationStream('r-fenced', 'ubuntu/noble');
+    const stream = publicationStream('r-fenced', { distro: 'ubuntu', version: 'noble' });
 
     // A takes a short lease and stalls in signing past its expiry (a pause, with no renewal)
     let release!: () => void;
@@ -155,7 +155,7 @@ describe('publishing replicas sharing one store', () => {
     // the other check: two writers deciding on the same version of the stream cannot both write
     // generation 2; the append of the one that read it stale is refused and decided again
     const builtBy = async (rig: PublishingRig) =>
-      handleCommand(rig.es.events, stream, publicationDecider, { type: 'RecordBuilt', repositoryId: 'r-fenced', distribution: 'ubuntu/noble', files: [], now: new Date().toISOString() }, { fence: newLease });
+      handleCommand(rig.es.events, stream, publicationDecider, { type: 'RecordBuilt', repositoryId: 'r-fenced', target: { distro: 'ubuntu', version: 'noble' }, files: [], now: new Date().toISOString() }, { fence: newLease });
     await expect(a.es.events.append(stream, 1, [{ id: randomUUID(), type: 'IndexBuilt', data: {} }], { fence: newLease })).rejects.toBeInstanceOf(ConcurrencyError);
     const generations = await Promise.all([builtBy(a), builtBy(b)]);
     expect(generations.map((result) => result.state.lastGeneration).sort()).toEqual([2, 3]);

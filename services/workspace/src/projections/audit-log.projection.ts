@@ -1,6 +1,7 @@
 import { decodeEvent, isInboxEvent, type Caller, type Projection, type ReadModels, type RecordedEvent } from '@packyard/platform';
 import type { AuditEntry } from '@packyard/proto/packyard/workspace/v1/workspace';
-import { PackageCopied, PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { formatDistribution, type Distribution } from '@packyard/formats';
+import { PackageCopied, PackageDeleted, PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { UserRegistered } from '@packyard/proto/packyard/identity/v1/events';
 import { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import { AccessTokenCreated, AccessTokenRevoked, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
@@ -74,8 +75,8 @@ export const auditLogProjection: Projection = {
     const entries = readModels.collection<AuditEntryDocument>(AUDIT_ENTRIES);
     const record = (workspaceId: string, entry: EntryFields) => recordEntry(readModels, recorded, workspaceId, entry);
     const repositoryName = async (id: string) => (await names.get(nameKey('repository', id)))?.name ?? id;
-    const packageTarget = async (p: { name: string; version: string; architecture: string; distribution: string; repositoryId: string }) =>
-      `${p.name} ${p.version} (${p.architecture}, ${p.distribution}) in ${await repositoryName(p.repositoryId)}`;
+    const packageTarget = async (p: { name: string; version: string; architecture: string; uploadDistribution: Distribution; repositoryId: string }) =>
+      `${p.name} ${p.version} (${p.architecture}, ${formatDistribution(p.uploadDistribution)}) in ${await repositoryName(p.repositoryId)}`;
 
     switch (event.type) {
       case 'UserRegistered': {

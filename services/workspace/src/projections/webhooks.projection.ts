@@ -1,5 +1,5 @@
+import { PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { decodeEvent, isInboxEvent, type Collection, type Projection } from '@packyard/platform';
-import { PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { RepositoryCreated } from '@packyard/proto/packyard/repository/v1/events';
 import { AccessTokenCreated, RepoTokenCreated } from '@packyard/proto/packyard/token/v1/events';
 import {

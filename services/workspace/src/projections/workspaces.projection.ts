@@ -1,5 +1,5 @@
+import { PackageDeleted, PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { decodeEvent, isInboxEvent, type Collection, type Projection, type RecordedEvent } from '@packyard/platform';
-import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
 import { FilesServed } from '@packyard/proto/packyard/delivery/v1/events';
 import { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import { WorkspaceCreated, WorkspaceDeleted, WorkspacePurged, WorkspaceRestored } from '@packyard/proto/packyard/workspace/v1/events';

@@ -1,5 +1,6 @@
 import { decodeEvent, isInboxEvent, type ReadModelStore, type RecordedEvent } from '@packyard/platform';
-import { PackageDeleted, PackageUploaded } from '@packyard/proto/packyard/artifact/v1/events';
+import { formatDistribution } from '@packyard/formats';
+import { PackageDeleted, PackageUploaded } from '@packyard/formats/recorded-distributions';
 import { RepositoryCreated, RepositoryDeleted } from '@packyard/proto/packyard/repository/v1/events';
 import { AccessTokenRevoked, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
 import { WORKSPACES, type WorkspaceDocument } from '../projections/workspaces.projection';
@@ -46,7 +47,8 @@ export async function announcementsOf(recorded: RecordedEvent, readModels: ReadM
               name: data.name,
               version: data.version,
               architecture: data.architecture,
-              distribution: data.distribution,
+              // webhook bodies speak the API's `distro/version`
+              distribution: formatDistribution(data.uploadDistribution),
               filename: data.filename,
               sizeBytes: data.sizeBytes,
               sha256: data.sha256,
@@ -66,7 +68,7 @@ export async function announcementsOf(recorded: RecordedEvent, readModels: ReadM
           type: 'package.deleted',
           occurredAt: data.deletedAt,
           data: {
-            package: { id: data.packageId, name: known?.name ?? '', version: known?.version ?? '', architecture: known?.architecture ?? '', distribution: data.distribution, filename: known?.filename ?? '' },
+            package: { id: data.packageId, name: known?.name ?? '', version: known?.version ?? '', architecture: known?.architecture ?? '', distribution: formatDistribution(data.uploadDistribution), filename: known?.filename ?? '' },
             repository: await repository(data.repositoryId),
             // deleted (by a user) | retention | promoted | repository-deleted
             reason: data.reason,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import { PackageDeleted } from '@packyard/formats/recorded-distributions';
 import { decodeEvent, handleCommand, isInboxEvent, type EventSourcing, type RecordedEvent, type Subscription } from '@packyard/platform';
-import { PackageDeleted } from '@packyard/proto/packyard/artifact/v1/events';
 import { WEBHOOK_DELIVERIES, WEBHOOKS, type WebhookDeliveryDocument, type WebhookDocument } from '../projections/webhooks.projection';
 import { WORKSPACES, type WorkspaceDocument } from '../projections/workspaces.projection';
 import { announcementsOf } from './webhook-announcements';

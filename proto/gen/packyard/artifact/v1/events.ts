@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Distribution } from "../../common/v1/common";
 
 export interface PackageUploaded {
   packageId: string;
@@ -14,8 +15,14 @@ export interface PackageUploaded {
   ownerId: string;
   /** "DEB" | "RPM" */
   kind: string;
-  /** "distro/version" chosen at upload */
-  distribution: string;
+  /**
+   * "distro/version", in events recorded before upload_distribution: read only so that
+   * they upcast (withLegacyDistribution in @packyard/formats), never written. The JSON name
+   * is the one those events were stored under.
+   *
+   * @deprecated
+   */
+  legacyDistribution?: string | undefined;
   name: string;
   version: string;
   architecture: string;
@@ -37,6 +44,8 @@ export interface PackageUploaded {
    * freed when no package names it. Empty for .deb, .udeb, .ddeb and .rpm.
    */
   sourceFiles: StoredFile[];
+  /** chosen at upload (any-version ones included); with the file name, the pool path */
+  uploadDistribution?: Distribution | undefined;
 }
 
 export interface StoredFile {
@@ -51,7 +60,14 @@ export interface PackageDeleted {
   repositoryId: string;
   workspaceId: string;
   ownerId: string;
-  distribution: string;
+  /**
+   * "distro/version", in events recorded before upload_distribution: read only so that
+   * they upcast (withLegacyDistribution in @packyard/formats), never written. The JSON name
+   * is the one those events were stored under.
+   *
+   * @deprecated
+   */
+  legacyDistribution?: string | undefined;
   sizeBytes: number;
   blobKey: string;
   deletedAt: string;
@@ -60,6 +76,7 @@ export interface PackageDeleted {
    * | "retention" (the repository's retention policy let it go)
    */
   reason: string;
+  uploadDistribution?: Distribution | undefined;
 }
 
 /**
@@ -74,11 +91,20 @@ export interface PackageCopied {
   workspaceId: string;
   sourcePackageId: string;
   sourceRepositoryId: string;
-  distribution: string;
+  /**
+   * "distro/version", in events recorded before upload_distribution: read only so that
+   * they upcast (withLegacyDistribution in @packyard/formats), never written. The JSON name
+   * is the one those events were stored under.
+   *
+   * @deprecated
+   */
+  legacyDistribution?: string | undefined;
   name: string;
   version: string;
   architecture: string;
   copiedAt: string;
+  /** the copy's, in the target repository */
+  uploadDistribution?: Distribution | undefined;
 }
 
 /**
@@ -117,7 +143,7 @@ function createBasePackageUploaded(): PackageUploaded {
     workspaceId: "",
     ownerId: "",
     kind: "",
-    distribution: "",
+    legacyDistribution: undefined,
     name: "",
     version: "",
     architecture: "",
@@ -128,6 +154,7 @@ function createBasePackageUploaded(): PackageUploaded {
     indexEntryJson: "",
     uploadedAt: "",
     sourceFiles: [],
+    uploadDistribution: undefined,
   };
 }
 
@@ -148,8 +175,8 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
     if (message.kind !== "") {
       writer.uint32(42).string(message.kind);
     }
-    if (message.distribution !== "") {
-      writer.uint32(50).string(message.distribution);
+    if (message.legacyDistribution !== undefined) {
+      writer.uint32(50).string(message.legacyDistribution);
     }
     if (message.name !== "") {
       writer.uint32(58).string(message.name);
@@ -180,6 +207,9 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
     }
     for (const v of message.sourceFiles) {
       StoredFile.encode(v!, writer.uint32(130).fork()).join();
+    }
+    if (message.uploadDistribution !== undefined) {
+      Distribution.encode(message.uploadDistribution, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -242,7 +272,7 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
               break;
             }
 
-            message.distribution = reader.string();
+            message.legacyDistribution = reader.string();
             continue;
           }
           case 7: {
@@ -325,6 +355,14 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
             message.sourceFiles.push(StoredFile.decode(reader, reader.uint32()));
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.uploadDistribution = Distribution.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -360,7 +398,11 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
         ? globalThis.String(object.owner_id)
         : "",
       kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
-      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      legacyDistribution: isSet(object.distribution)
+        ? globalThis.String(object.distribution)
+        : isSet(object.legacy_distribution)
+        ? globalThis.String(object.legacy_distribution)
+        : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       version: isSet(object.version) ? globalThis.String(object.version) : "",
       architecture: isSet(object.architecture) ? globalThis.String(object.architecture) : "",
@@ -391,6 +433,11 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
         : globalThis.Array.isArray(object?.source_files)
         ? object.source_files.map((e: any) => StoredFile.fromJSON(e))
         : [],
+      uploadDistribution: isSet(object.uploadDistribution)
+        ? Distribution.fromJSON(object.uploadDistribution)
+        : isSet(object.upload_distribution)
+        ? Distribution.fromJSON(object.upload_distribution)
+        : undefined,
     };
   },
 
@@ -411,8 +458,8 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
     if (message.kind !== "") {
       obj.kind = message.kind;
     }
-    if (message.distribution !== "") {
-      obj.distribution = message.distribution;
+    if (message.legacyDistribution !== undefined) {
+      obj.distribution = message.legacyDistribution;
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -444,6 +491,9 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
     if (message.sourceFiles?.length) {
       obj.sourceFiles = message.sourceFiles.map((e) => StoredFile.toJSON(e));
     }
+    if (message.uploadDistribution !== undefined) {
+      obj.uploadDistribution = Distribution.toJSON(message.uploadDistribution);
+    }
     return obj;
   },
 
@@ -457,7 +507,7 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
     message.workspaceId = object.workspaceId ?? "";
     message.ownerId = object.ownerId ?? "";
     message.kind = object.kind ?? "";
-    message.distribution = object.distribution ?? "";
+    message.legacyDistribution = object.legacyDistribution ?? undefined;
     message.name = object.name ?? "";
     message.version = object.version ?? "";
     message.architecture = object.architecture ?? "";
@@ -468,6 +518,9 @@ export const PackageUploaded: MessageFns<PackageUploaded> = {
     message.indexEntryJson = object.indexEntryJson ?? "";
     message.uploadedAt = object.uploadedAt ?? "";
     message.sourceFiles = object.sourceFiles?.map((e) => StoredFile.fromPartial(e)) || [];
+    message.uploadDistribution = (object.uploadDistribution !== undefined && object.uploadDistribution !== null)
+      ? Distribution.fromPartial(object.uploadDistribution)
+      : undefined;
     return message;
   },
 };
@@ -603,11 +656,12 @@ function createBasePackageDeleted(): PackageDeleted {
     repositoryId: "",
     workspaceId: "",
     ownerId: "",
-    distribution: "",
+    legacyDistribution: undefined,
     sizeBytes: 0,
     blobKey: "",
     deletedAt: "",
     reason: "",
+    uploadDistribution: undefined,
   };
 }
 
@@ -625,8 +679,8 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
     if (message.ownerId !== "") {
       writer.uint32(34).string(message.ownerId);
     }
-    if (message.distribution !== "") {
-      writer.uint32(42).string(message.distribution);
+    if (message.legacyDistribution !== undefined) {
+      writer.uint32(42).string(message.legacyDistribution);
     }
     if (message.sizeBytes !== 0) {
       writer.uint32(48).int64(message.sizeBytes);
@@ -639,6 +693,9 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
     }
     if (message.reason !== "") {
       writer.uint32(74).string(message.reason);
+    }
+    if (message.uploadDistribution !== undefined) {
+      Distribution.encode(message.uploadDistribution, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -693,7 +750,7 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
               break;
             }
 
-            message.distribution = reader.string();
+            message.legacyDistribution = reader.string();
             continue;
           }
           case 6: {
@@ -726,6 +783,14 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
             }
 
             message.reason = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.uploadDistribution = Distribution.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -762,7 +827,11 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
         : isSet(object.owner_id)
         ? globalThis.String(object.owner_id)
         : "",
-      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      legacyDistribution: isSet(object.distribution)
+        ? globalThis.String(object.distribution)
+        : isSet(object.legacy_distribution)
+        ? globalThis.String(object.legacy_distribution)
+        : undefined,
       sizeBytes: isSet(object.sizeBytes)
         ? globalThis.Number(object.sizeBytes)
         : isSet(object.size_bytes)
@@ -779,6 +848,11 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
         ? globalThis.String(object.deleted_at)
         : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      uploadDistribution: isSet(object.uploadDistribution)
+        ? Distribution.fromJSON(object.uploadDistribution)
+        : isSet(object.upload_distribution)
+        ? Distribution.fromJSON(object.upload_distribution)
+        : undefined,
     };
   },
 
@@ -796,8 +870,8 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
     if (message.ownerId !== "") {
       obj.ownerId = message.ownerId;
     }
-    if (message.distribution !== "") {
-      obj.distribution = message.distribution;
+    if (message.legacyDistribution !== undefined) {
+      obj.distribution = message.legacyDistribution;
     }
     if (message.sizeBytes !== 0) {
       obj.sizeBytes = Math.round(message.sizeBytes);
@@ -811,6 +885,9 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.uploadDistribution !== undefined) {
+      obj.uploadDistribution = Distribution.toJSON(message.uploadDistribution);
+    }
     return obj;
   },
 
@@ -823,11 +900,14 @@ export const PackageDeleted: MessageFns<PackageDeleted> = {
     message.repositoryId = object.repositoryId ?? "";
     message.workspaceId = object.workspaceId ?? "";
     message.ownerId = object.ownerId ?? "";
-    message.distribution = object.distribution ?? "";
+    message.legacyDistribution = object.legacyDistribution ?? undefined;
     message.sizeBytes = object.sizeBytes ?? 0;
     message.blobKey = object.blobKey ?? "";
     message.deletedAt = object.deletedAt ?? "";
     message.reason = object.reason ?? "";
+    message.uploadDistribution = (object.uploadDistribution !== undefined && object.uploadDistribution !== null)
+      ? Distribution.fromPartial(object.uploadDistribution)
+      : undefined;
     return message;
   },
 };
@@ -839,11 +919,12 @@ function createBasePackageCopied(): PackageCopied {
     workspaceId: "",
     sourcePackageId: "",
     sourceRepositoryId: "",
-    distribution: "",
+    legacyDistribution: undefined,
     name: "",
     version: "",
     architecture: "",
     copiedAt: "",
+    uploadDistribution: undefined,
   };
 }
 
@@ -864,8 +945,8 @@ export const PackageCopied: MessageFns<PackageCopied> = {
     if (message.sourceRepositoryId !== "") {
       writer.uint32(42).string(message.sourceRepositoryId);
     }
-    if (message.distribution !== "") {
-      writer.uint32(50).string(message.distribution);
+    if (message.legacyDistribution !== undefined) {
+      writer.uint32(50).string(message.legacyDistribution);
     }
     if (message.name !== "") {
       writer.uint32(58).string(message.name);
@@ -878,6 +959,9 @@ export const PackageCopied: MessageFns<PackageCopied> = {
     }
     if (message.copiedAt !== "") {
       writer.uint32(82).string(message.copiedAt);
+    }
+    if (message.uploadDistribution !== undefined) {
+      Distribution.encode(message.uploadDistribution, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -940,7 +1024,7 @@ export const PackageCopied: MessageFns<PackageCopied> = {
               break;
             }
 
-            message.distribution = reader.string();
+            message.legacyDistribution = reader.string();
             continue;
           }
           case 7: {
@@ -973,6 +1057,14 @@ export const PackageCopied: MessageFns<PackageCopied> = {
             }
 
             message.copiedAt = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.uploadDistribution = Distribution.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1014,7 +1106,11 @@ export const PackageCopied: MessageFns<PackageCopied> = {
         : isSet(object.source_repository_id)
         ? globalThis.String(object.source_repository_id)
         : "",
-      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      legacyDistribution: isSet(object.distribution)
+        ? globalThis.String(object.distribution)
+        : isSet(object.legacy_distribution)
+        ? globalThis.String(object.legacy_distribution)
+        : undefined,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       version: isSet(object.version) ? globalThis.String(object.version) : "",
       architecture: isSet(object.architecture) ? globalThis.String(object.architecture) : "",
@@ -1023,6 +1119,11 @@ export const PackageCopied: MessageFns<PackageCopied> = {
         : isSet(object.copied_at)
         ? globalThis.String(object.copied_at)
         : "",
+      uploadDistribution: isSet(object.uploadDistribution)
+        ? Distribution.fromJSON(object.uploadDistribution)
+        : isSet(object.upload_distribution)
+        ? Distribution.fromJSON(object.upload_distribution)
+        : undefined,
     };
   },
 
@@ -1043,8 +1144,8 @@ export const PackageCopied: MessageFns<PackageCopied> = {
     if (message.sourceRepositoryId !== "") {
       obj.sourceRepositoryId = message.sourceRepositoryId;
     }
-    if (message.distribution !== "") {
-      obj.distribution = message.distribution;
+    if (message.legacyDistribution !== undefined) {
+      obj.distribution = message.legacyDistribution;
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -1057,6 +1158,9 @@ export const PackageCopied: MessageFns<PackageCopied> = {
     }
     if (message.copiedAt !== "") {
       obj.copiedAt = message.copiedAt;
+    }
+    if (message.uploadDistribution !== undefined) {
+      obj.uploadDistribution = Distribution.toJSON(message.uploadDistribution);
     }
     return obj;
   },
@@ -1071,11 +1175,14 @@ export const PackageCopied: MessageFns<PackageCopied> = {
     message.workspaceId = object.workspaceId ?? "";
     message.sourcePackageId = object.sourcePackageId ?? "";
     message.sourceRepositoryId = object.sourceRepositoryId ?? "";
-    message.distribution = object.distribution ?? "";
+    message.legacyDistribution = object.legacyDistribution ?? undefined;
     message.name = object.name ?? "";
     message.version = object.version ?? "";
     message.architecture = object.architecture ?? "";
     message.copiedAt = object.copiedAt ?? "";
+    message.uploadDistribution = (object.uploadDistribution !== undefined && object.uploadDistribution !== null)
+      ? Distribution.fromPartial(object.uploadDistribution)
+      : undefined;
     return message;
   },
 };

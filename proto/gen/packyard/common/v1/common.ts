@@ -33,6 +33,16 @@ export interface Caller {
 export interface Empty {
 }
 
+/**
+ * A publishing target or upload choice, e.g. distro "debian", version "bookworm". Modules
+ * pass this between them; the "distro/version" string exists only at the edges (the REST
+ * API, the console, index paths such as dists/…).
+ */
+export interface Distribution {
+  distro: string;
+  version: string;
+}
+
 function createBaseCaller(): Caller {
   return { userId: "", kind: "", scopes: [], repositoryId: "", tokenId: "", sessionId: undefined, address: undefined };
 }
@@ -262,6 +272,91 @@ export const Empty: MessageFns<Empty> = {
   },
   fromPartial(_: DeepPartial<Empty>): Empty {
     const message = createBaseEmpty();
+    return message;
+  },
+};
+
+function createBaseDistribution(): Distribution {
+  return { distro: "", version: "" };
+}
+
+export const Distribution: MessageFns<Distribution> = {
+  encode(message: Distribution, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.distro !== "") {
+      writer.uint32(10).string(message.distro);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Distribution {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDistribution();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.distro = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Distribution {
+    return {
+      distro: isSet(object.distro) ? globalThis.String(object.distro) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+    };
+  },
+
+  toJSON(message: Distribution): unknown {
+    const obj: any = {};
+    if (message.distro !== "") {
+      obj.distro = message.distro;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Distribution>): Distribution {
+    return Distribution.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Distribution>): Distribution {
+    const message = createBaseDistribution();
+    message.distro = object.distro ?? "";
+    message.version = object.version ?? "";
     return message;
   },
 };

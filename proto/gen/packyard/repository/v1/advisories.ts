@@ -7,6 +7,7 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
+import { Distribution } from "../../common/v1/common";
 
 export interface AdvisoryReference {
   /** "cve" | "bugzilla" | "self" | "other" */
@@ -24,8 +25,18 @@ export interface AdvisoryPackage {
   version: string;
   release: string;
   arch: string;
-  /** the upload distribution ("el/9", "el/any-version"…) whose indices get the advisory */
-  distribution: string;
+  /**
+   * "distro/version", in advisories recorded before upload_distribution: read only so that
+   * they upcast (@packyard/formats/recorded-distributions), never written. The JSON name is
+   * the one those advisories were stored under.
+   *
+   * @deprecated
+   */
+  legacyDistribution?:
+    | string
+    | undefined;
+  /** the upload distribution (el/9, el/any-version…) whose indices get the advisory */
+  uploadDistribution?: Distribution | undefined;
 }
 
 export interface Advisory {
@@ -210,7 +221,15 @@ export const AdvisoryReference: MessageFns<AdvisoryReference> = {
 };
 
 function createBaseAdvisoryPackage(): AdvisoryPackage {
-  return { name: "", epoch: 0, version: "", release: "", arch: "", distribution: "" };
+  return {
+    name: "",
+    epoch: 0,
+    version: "",
+    release: "",
+    arch: "",
+    legacyDistribution: undefined,
+    uploadDistribution: undefined,
+  };
 }
 
 export const AdvisoryPackage: MessageFns<AdvisoryPackage> = {
@@ -230,8 +249,11 @@ export const AdvisoryPackage: MessageFns<AdvisoryPackage> = {
     if (message.arch !== "") {
       writer.uint32(42).string(message.arch);
     }
-    if (message.distribution !== "") {
-      writer.uint32(50).string(message.distribution);
+    if (message.legacyDistribution !== undefined) {
+      writer.uint32(50).string(message.legacyDistribution);
+    }
+    if (message.uploadDistribution !== undefined) {
+      Distribution.encode(message.uploadDistribution, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -294,7 +316,15 @@ export const AdvisoryPackage: MessageFns<AdvisoryPackage> = {
               break;
             }
 
-            message.distribution = reader.string();
+            message.legacyDistribution = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.uploadDistribution = Distribution.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -316,7 +346,16 @@ export const AdvisoryPackage: MessageFns<AdvisoryPackage> = {
       version: isSet(object.version) ? globalThis.String(object.version) : "",
       release: isSet(object.release) ? globalThis.String(object.release) : "",
       arch: isSet(object.arch) ? globalThis.String(object.arch) : "",
-      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      legacyDistribution: isSet(object.distribution)
+        ? globalThis.String(object.distribution)
+        : isSet(object.legacy_distribution)
+        ? globalThis.String(object.legacy_distribution)
+        : undefined,
+      uploadDistribution: isSet(object.uploadDistribution)
+        ? Distribution.fromJSON(object.uploadDistribution)
+        : isSet(object.upload_distribution)
+        ? Distribution.fromJSON(object.upload_distribution)
+        : undefined,
     };
   },
 
@@ -337,8 +376,11 @@ export const AdvisoryPackage: MessageFns<AdvisoryPackage> = {
     if (message.arch !== "") {
       obj.arch = message.arch;
     }
-    if (message.distribution !== "") {
-      obj.distribution = message.distribution;
+    if (message.legacyDistribution !== undefined) {
+      obj.distribution = message.legacyDistribution;
+    }
+    if (message.uploadDistribution !== undefined) {
+      obj.uploadDistribution = Distribution.toJSON(message.uploadDistribution);
     }
     return obj;
   },
@@ -353,7 +395,10 @@ export const AdvisoryPackage: MessageFns<AdvisoryPackage> = {
     message.version = object.version ?? "";
     message.release = object.release ?? "";
     message.arch = object.arch ?? "";
-    message.distribution = object.distribution ?? "";
+    message.legacyDistribution = object.legacyDistribution ?? undefined;
+    message.uploadDistribution = (object.uploadDistribution !== undefined && object.uploadDistribution !== null)
+      ? Distribution.fromPartial(object.uploadDistribution)
+      : undefined;
     return message;
   },
 };

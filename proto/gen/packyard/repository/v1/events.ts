@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Distribution } from "../../common/v1/common";
 
 export interface RepositoryCreated {
   repositoryId: string;
@@ -78,22 +79,37 @@ export interface IndexFile {
 /** The unsigned metadata of a generation is stored (content-addressed); not yet visible. */
 export interface IndexBuilt {
   repositoryId: string;
-  /** "distro/version" */
-  distribution: string;
+  /**
+   * "distro/version", in events recorded before target_distribution: read only so that
+   * they upcast (withLegacyDistribution in @packyard/formats), never written. The JSON name
+   * is the one those events were stored under.
+   *
+   * @deprecated
+   */
+  legacyDistribution?: string | undefined;
   generation: number;
   files: IndexFile[];
   builtAt: string;
+  targetDistribution?: Distribution | undefined;
 }
 
 /** The signing module's signatures over the built metadata are stored; not yet visible. */
 export interface IndexSigned {
   repositoryId: string;
-  distribution: string;
+  /**
+   * "distro/version", in events recorded before target_distribution: read only so that
+   * they upcast (withLegacyDistribution in @packyard/formats), never written. The JSON name
+   * is the one those events were stored under.
+   *
+   * @deprecated
+   */
+  legacyDistribution?: string | undefined;
   generation: number;
   /** the signature files (InRelease, Release.gpg / repomd.xml.asc, repomd.xml.key) */
   files: IndexFile[];
   signedAt: string;
   keyFingerprint: string;
+  targetDistribution?: Distribution | undefined;
 }
 
 /**
@@ -128,8 +144,14 @@ export interface PublicationManifestRef {
  */
 export interface IndexPublished {
   repositoryId: string;
-  /** "distro/version" */
-  distribution: string;
+  /**
+   * "distro/version", in events recorded before target_distribution: read only so that
+   * they upcast (withLegacyDistribution in @packyard/formats), never written. The JSON name
+   * is the one those events were stored under.
+   *
+   * @deprecated
+   */
+  legacyDistribution?: string | undefined;
   generation: number;
   publishedAt: string;
   /** "DEB" | "RPM" */
@@ -137,8 +159,6 @@ export interface IndexPublished {
   workspaceId: string;
   workspaceSlug: string;
   repositoryName: string;
-  distro: string;
-  version: string;
   /**
    * older generations that stay readable (at most 3), newest first; their manifests are
    * in their own IndexPublished events
@@ -157,6 +177,7 @@ export interface IndexPublished {
    * digest changed
    */
   inputsDigest: string;
+  targetDistribution?: Distribution | undefined;
 }
 
 function createBaseRepositoryCreated(): RepositoryCreated {
@@ -983,7 +1004,14 @@ export const IndexFile: MessageFns<IndexFile> = {
 };
 
 function createBaseIndexBuilt(): IndexBuilt {
-  return { repositoryId: "", distribution: "", generation: 0, files: [], builtAt: "" };
+  return {
+    repositoryId: "",
+    legacyDistribution: undefined,
+    generation: 0,
+    files: [],
+    builtAt: "",
+    targetDistribution: undefined,
+  };
 }
 
 export const IndexBuilt: MessageFns<IndexBuilt> = {
@@ -991,8 +1019,8 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
     if (message.repositoryId !== "") {
       writer.uint32(10).string(message.repositoryId);
     }
-    if (message.distribution !== "") {
-      writer.uint32(18).string(message.distribution);
+    if (message.legacyDistribution !== undefined) {
+      writer.uint32(18).string(message.legacyDistribution);
     }
     if (message.generation !== 0) {
       writer.uint32(24).int64(message.generation);
@@ -1002,6 +1030,9 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
     }
     if (message.builtAt !== "") {
       writer.uint32(42).string(message.builtAt);
+    }
+    if (message.targetDistribution !== undefined) {
+      Distribution.encode(message.targetDistribution, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1032,7 +1063,7 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
               break;
             }
 
-            message.distribution = reader.string();
+            message.legacyDistribution = reader.string();
             continue;
           }
           case 3: {
@@ -1059,6 +1090,14 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
             message.builtAt = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.targetDistribution = Distribution.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1078,7 +1117,11 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
         : isSet(object.repository_id)
         ? globalThis.String(object.repository_id)
         : "",
-      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      legacyDistribution: isSet(object.distribution)
+        ? globalThis.String(object.distribution)
+        : isSet(object.legacy_distribution)
+        ? globalThis.String(object.legacy_distribution)
+        : undefined,
       generation: isSet(object.generation) ? globalThis.Number(object.generation) : 0,
       files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => IndexFile.fromJSON(e)) : [],
       builtAt: isSet(object.builtAt)
@@ -1086,6 +1129,11 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
         : isSet(object.built_at)
         ? globalThis.String(object.built_at)
         : "",
+      targetDistribution: isSet(object.targetDistribution)
+        ? Distribution.fromJSON(object.targetDistribution)
+        : isSet(object.target_distribution)
+        ? Distribution.fromJSON(object.target_distribution)
+        : undefined,
     };
   },
 
@@ -1094,8 +1142,8 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
     if (message.repositoryId !== "") {
       obj.repositoryId = message.repositoryId;
     }
-    if (message.distribution !== "") {
-      obj.distribution = message.distribution;
+    if (message.legacyDistribution !== undefined) {
+      obj.distribution = message.legacyDistribution;
     }
     if (message.generation !== 0) {
       obj.generation = Math.round(message.generation);
@@ -1106,6 +1154,9 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
     if (message.builtAt !== "") {
       obj.builtAt = message.builtAt;
     }
+    if (message.targetDistribution !== undefined) {
+      obj.targetDistribution = Distribution.toJSON(message.targetDistribution);
+    }
     return obj;
   },
 
@@ -1115,16 +1166,27 @@ export const IndexBuilt: MessageFns<IndexBuilt> = {
   fromPartial(object: DeepPartial<IndexBuilt>): IndexBuilt {
     const message = createBaseIndexBuilt();
     message.repositoryId = object.repositoryId ?? "";
-    message.distribution = object.distribution ?? "";
+    message.legacyDistribution = object.legacyDistribution ?? undefined;
     message.generation = object.generation ?? 0;
     message.files = object.files?.map((e) => IndexFile.fromPartial(e)) || [];
     message.builtAt = object.builtAt ?? "";
+    message.targetDistribution = (object.targetDistribution !== undefined && object.targetDistribution !== null)
+      ? Distribution.fromPartial(object.targetDistribution)
+      : undefined;
     return message;
   },
 };
 
 function createBaseIndexSigned(): IndexSigned {
-  return { repositoryId: "", distribution: "", generation: 0, files: [], signedAt: "", keyFingerprint: "" };
+  return {
+    repositoryId: "",
+    legacyDistribution: undefined,
+    generation: 0,
+    files: [],
+    signedAt: "",
+    keyFingerprint: "",
+    targetDistribution: undefined,
+  };
 }
 
 export const IndexSigned: MessageFns<IndexSigned> = {
@@ -1132,8 +1194,8 @@ export const IndexSigned: MessageFns<IndexSigned> = {
     if (message.repositoryId !== "") {
       writer.uint32(10).string(message.repositoryId);
     }
-    if (message.distribution !== "") {
-      writer.uint32(18).string(message.distribution);
+    if (message.legacyDistribution !== undefined) {
+      writer.uint32(18).string(message.legacyDistribution);
     }
     if (message.generation !== 0) {
       writer.uint32(24).int64(message.generation);
@@ -1146,6 +1208,9 @@ export const IndexSigned: MessageFns<IndexSigned> = {
     }
     if (message.keyFingerprint !== "") {
       writer.uint32(50).string(message.keyFingerprint);
+    }
+    if (message.targetDistribution !== undefined) {
+      Distribution.encode(message.targetDistribution, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1176,7 +1241,7 @@ export const IndexSigned: MessageFns<IndexSigned> = {
               break;
             }
 
-            message.distribution = reader.string();
+            message.legacyDistribution = reader.string();
             continue;
           }
           case 3: {
@@ -1211,6 +1276,14 @@ export const IndexSigned: MessageFns<IndexSigned> = {
             message.keyFingerprint = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.targetDistribution = Distribution.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1230,7 +1303,11 @@ export const IndexSigned: MessageFns<IndexSigned> = {
         : isSet(object.repository_id)
         ? globalThis.String(object.repository_id)
         : "",
-      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      legacyDistribution: isSet(object.distribution)
+        ? globalThis.String(object.distribution)
+        : isSet(object.legacy_distribution)
+        ? globalThis.String(object.legacy_distribution)
+        : undefined,
       generation: isSet(object.generation) ? globalThis.Number(object.generation) : 0,
       files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => IndexFile.fromJSON(e)) : [],
       signedAt: isSet(object.signedAt)
@@ -1243,6 +1320,11 @@ export const IndexSigned: MessageFns<IndexSigned> = {
         : isSet(object.key_fingerprint)
         ? globalThis.String(object.key_fingerprint)
         : "",
+      targetDistribution: isSet(object.targetDistribution)
+        ? Distribution.fromJSON(object.targetDistribution)
+        : isSet(object.target_distribution)
+        ? Distribution.fromJSON(object.target_distribution)
+        : undefined,
     };
   },
 
@@ -1251,8 +1333,8 @@ export const IndexSigned: MessageFns<IndexSigned> = {
     if (message.repositoryId !== "") {
       obj.repositoryId = message.repositoryId;
     }
-    if (message.distribution !== "") {
-      obj.distribution = message.distribution;
+    if (message.legacyDistribution !== undefined) {
+      obj.distribution = message.legacyDistribution;
     }
     if (message.generation !== 0) {
       obj.generation = Math.round(message.generation);
@@ -1266,6 +1348,9 @@ export const IndexSigned: MessageFns<IndexSigned> = {
     if (message.keyFingerprint !== "") {
       obj.keyFingerprint = message.keyFingerprint;
     }
+    if (message.targetDistribution !== undefined) {
+      obj.targetDistribution = Distribution.toJSON(message.targetDistribution);
+    }
     return obj;
   },
 
@@ -1275,11 +1360,14 @@ export const IndexSigned: MessageFns<IndexSigned> = {
   fromPartial(object: DeepPartial<IndexSigned>): IndexSigned {
     const message = createBaseIndexSigned();
     message.repositoryId = object.repositoryId ?? "";
-    message.distribution = object.distribution ?? "";
+    message.legacyDistribution = object.legacyDistribution ?? undefined;
     message.generation = object.generation ?? 0;
     message.files = object.files?.map((e) => IndexFile.fromPartial(e)) || [];
     message.signedAt = object.signedAt ?? "";
     message.keyFingerprint = object.keyFingerprint ?? "";
+    message.targetDistribution = (object.targetDistribution !== undefined && object.targetDistribution !== null)
+      ? Distribution.fromPartial(object.targetDistribution)
+      : undefined;
     return message;
   },
 };
@@ -1481,20 +1569,19 @@ export const PublicationManifestRef: MessageFns<PublicationManifestRef> = {
 function createBaseIndexPublished(): IndexPublished {
   return {
     repositoryId: "",
-    distribution: "",
+    legacyDistribution: undefined,
     generation: 0,
     publishedAt: "",
     kind: "",
     workspaceId: "",
     workspaceSlug: "",
     repositoryName: "",
-    distro: "",
-    version: "",
     retainedGenerations: [],
     ownerId: "",
     manifest: undefined,
     packageCount: 0,
     inputsDigest: "",
+    targetDistribution: undefined,
   };
 }
 
@@ -1503,8 +1590,8 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     if (message.repositoryId !== "") {
       writer.uint32(10).string(message.repositoryId);
     }
-    if (message.distribution !== "") {
-      writer.uint32(18).string(message.distribution);
+    if (message.legacyDistribution !== undefined) {
+      writer.uint32(18).string(message.legacyDistribution);
     }
     if (message.generation !== 0) {
       writer.uint32(24).int64(message.generation);
@@ -1524,12 +1611,6 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     if (message.repositoryName !== "") {
       writer.uint32(66).string(message.repositoryName);
     }
-    if (message.distro !== "") {
-      writer.uint32(74).string(message.distro);
-    }
-    if (message.version !== "") {
-      writer.uint32(82).string(message.version);
-    }
     if (message.retainedGenerations.length !== 0) {
       writer.uint32(98).fork();
       for (const v of message.retainedGenerations) {
@@ -1548,6 +1629,9 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     }
     if (message.inputsDigest !== "") {
       writer.uint32(130).string(message.inputsDigest);
+    }
+    if (message.targetDistribution !== undefined) {
+      Distribution.encode(message.targetDistribution, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -1578,7 +1662,7 @@ export const IndexPublished: MessageFns<IndexPublished> = {
               break;
             }
 
-            message.distribution = reader.string();
+            message.legacyDistribution = reader.string();
             continue;
           }
           case 3: {
@@ -1627,22 +1711,6 @@ export const IndexPublished: MessageFns<IndexPublished> = {
             }
 
             message.repositoryName = reader.string();
-            continue;
-          }
-          case 9: {
-            if (tag !== 74) {
-              break;
-            }
-
-            message.distro = reader.string();
-            continue;
-          }
-          case 10: {
-            if (tag !== 82) {
-              break;
-            }
-
-            message.version = reader.string();
             continue;
           }
           case 12: {
@@ -1695,6 +1763,14 @@ export const IndexPublished: MessageFns<IndexPublished> = {
             message.inputsDigest = reader.string();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.targetDistribution = Distribution.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1714,7 +1790,11 @@ export const IndexPublished: MessageFns<IndexPublished> = {
         : isSet(object.repository_id)
         ? globalThis.String(object.repository_id)
         : "",
-      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
+      legacyDistribution: isSet(object.distribution)
+        ? globalThis.String(object.distribution)
+        : isSet(object.legacy_distribution)
+        ? globalThis.String(object.legacy_distribution)
+        : undefined,
       generation: isSet(object.generation) ? globalThis.Number(object.generation) : 0,
       publishedAt: isSet(object.publishedAt)
         ? globalThis.String(object.publishedAt)
@@ -1737,8 +1817,6 @@ export const IndexPublished: MessageFns<IndexPublished> = {
         : isSet(object.repository_name)
         ? globalThis.String(object.repository_name)
         : "",
-      distro: isSet(object.distro) ? globalThis.String(object.distro) : "",
-      version: isSet(object.version) ? globalThis.String(object.version) : "",
       retainedGenerations: globalThis.Array.isArray(object?.retainedGenerations)
         ? object.retainedGenerations.map((e: any) => globalThis.Number(e))
         : globalThis.Array.isArray(object?.retained_generations)
@@ -1760,6 +1838,11 @@ export const IndexPublished: MessageFns<IndexPublished> = {
         : isSet(object.inputs_digest)
         ? globalThis.String(object.inputs_digest)
         : "",
+      targetDistribution: isSet(object.targetDistribution)
+        ? Distribution.fromJSON(object.targetDistribution)
+        : isSet(object.target_distribution)
+        ? Distribution.fromJSON(object.target_distribution)
+        : undefined,
     };
   },
 
@@ -1768,8 +1851,8 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     if (message.repositoryId !== "") {
       obj.repositoryId = message.repositoryId;
     }
-    if (message.distribution !== "") {
-      obj.distribution = message.distribution;
+    if (message.legacyDistribution !== undefined) {
+      obj.distribution = message.legacyDistribution;
     }
     if (message.generation !== 0) {
       obj.generation = Math.round(message.generation);
@@ -1789,12 +1872,6 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     if (message.repositoryName !== "") {
       obj.repositoryName = message.repositoryName;
     }
-    if (message.distro !== "") {
-      obj.distro = message.distro;
-    }
-    if (message.version !== "") {
-      obj.version = message.version;
-    }
     if (message.retainedGenerations?.length) {
       obj.retainedGenerations = message.retainedGenerations.map((e) => Math.round(e));
     }
@@ -1810,6 +1887,9 @@ export const IndexPublished: MessageFns<IndexPublished> = {
     if (message.inputsDigest !== "") {
       obj.inputsDigest = message.inputsDigest;
     }
+    if (message.targetDistribution !== undefined) {
+      obj.targetDistribution = Distribution.toJSON(message.targetDistribution);
+    }
     return obj;
   },
 
@@ -1819,15 +1899,13 @@ export const IndexPublished: MessageFns<IndexPublished> = {
   fromPartial(object: DeepPartial<IndexPublished>): IndexPublished {
     const message = createBaseIndexPublished();
     message.repositoryId = object.repositoryId ?? "";
-    message.distribution = object.distribution ?? "";
+    message.legacyDistribution = object.legacyDistribution ?? undefined;
     message.generation = object.generation ?? 0;
     message.publishedAt = object.publishedAt ?? "";
     message.kind = object.kind ?? "";
     message.workspaceId = object.workspaceId ?? "";
     message.workspaceSlug = object.workspaceSlug ?? "";
     message.repositoryName = object.repositoryName ?? "";
-    message.distro = object.distro ?? "";
-    message.version = object.version ?? "";
     message.retainedGenerations = object.retainedGenerations?.map((e) => e) || [];
     message.ownerId = object.ownerId ?? "";
     message.manifest = (object.manifest !== undefined && object.manifest !== null)
@@ -1835,6 +1913,9 @@ export const IndexPublished: MessageFns<IndexPublished> = {
       : undefined;
     message.packageCount = object.packageCount ?? 0;
     message.inputsDigest = object.inputsDigest ?? "";
+    message.targetDistribution = (object.targetDistribution !== undefined && object.targetDistribution !== null)
+      ? Distribution.fromPartial(object.targetDistribution)
+      : undefined;
     return message;
   },
 };

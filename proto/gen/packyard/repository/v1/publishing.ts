@@ -7,6 +7,7 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { CallContext, CallOptions } from "nice-grpc-common";
+import { Distribution } from "../../common/v1/common";
 import { IndexPublished } from "./events";
 
 export interface WaitForPublicationRequest {
@@ -25,9 +26,8 @@ export interface WaitForPublicationResponse {
 }
 
 export interface PublishedGeneration {
-  /** "distro/version" */
-  distribution: string;
   generation: number;
+  targetDistribution?: Distribution | undefined;
 }
 
 export interface ListPublicationsRequest {
@@ -240,16 +240,16 @@ export const WaitForPublicationResponse: MessageFns<WaitForPublicationResponse> 
 };
 
 function createBasePublishedGeneration(): PublishedGeneration {
-  return { distribution: "", generation: 0 };
+  return { generation: 0, targetDistribution: undefined };
 }
 
 export const PublishedGeneration: MessageFns<PublishedGeneration> = {
   encode(message: PublishedGeneration, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.distribution !== "") {
-      writer.uint32(10).string(message.distribution);
-    }
     if (message.generation !== 0) {
       writer.uint32(16).int64(message.generation);
+    }
+    if (message.targetDistribution !== undefined) {
+      Distribution.encode(message.targetDistribution, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -267,20 +267,20 @@ export const PublishedGeneration: MessageFns<PublishedGeneration> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.distribution = reader.string();
-            continue;
-          }
           case 2: {
             if (tag !== 16) {
               break;
             }
 
             message.generation = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.targetDistribution = Distribution.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -297,18 +297,22 @@ export const PublishedGeneration: MessageFns<PublishedGeneration> = {
 
   fromJSON(object: any): PublishedGeneration {
     return {
-      distribution: isSet(object.distribution) ? globalThis.String(object.distribution) : "",
       generation: isSet(object.generation) ? globalThis.Number(object.generation) : 0,
+      targetDistribution: isSet(object.targetDistribution)
+        ? Distribution.fromJSON(object.targetDistribution)
+        : isSet(object.target_distribution)
+        ? Distribution.fromJSON(object.target_distribution)
+        : undefined,
     };
   },
 
   toJSON(message: PublishedGeneration): unknown {
     const obj: any = {};
-    if (message.distribution !== "") {
-      obj.distribution = message.distribution;
-    }
     if (message.generation !== 0) {
       obj.generation = Math.round(message.generation);
+    }
+    if (message.targetDistribution !== undefined) {
+      obj.targetDistribution = Distribution.toJSON(message.targetDistribution);
     }
     return obj;
   },
@@ -318,8 +322,10 @@ export const PublishedGeneration: MessageFns<PublishedGeneration> = {
   },
   fromPartial(object: DeepPartial<PublishedGeneration>): PublishedGeneration {
     const message = createBasePublishedGeneration();
-    message.distribution = object.distribution ?? "";
     message.generation = object.generation ?? 0;
+    message.targetDistribution = (object.targetDistribution !== undefined && object.targetDistribution !== null)
+      ? Distribution.fromPartial(object.targetDistribution)
+      : undefined;
     return message;
   },
 };
