@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,11 +117,5 @@ export async function startPackyard(options: StartOptions = {}): Promise<Running
   };
 }
 
-/** a port nothing listens on once this resolves: for a program whose port must be known before it starts, or stay the same across a restart */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+// one home for it: the cluster and radosgw need it too
+export { freePort } from './servers/daemon';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 
@@ -40,16 +40,46 @@ export function spawnDaemon(name: string, program: string, args: readonly string
   };
 }
 
-/** a loopback port free right now, for servers that must be told their port before they start */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+/** the lowest local port the kernel gives outgoing connections (Linux), or its default */
+function ephemeralPortsFrom(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const LOWEST_PORT = 10_000;
+const handedOut = new Set<number>();
+
+const listensOn = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
+
+/**
+ * A loopback port free right now, for servers that must be told their port before they
+ * start (or keep it across a restart). Chosen below the kernel's range for outgoing
+ * connections: a port the kernel picked for a probe is free again once the probe closes,
+ * and until the server binds it any outgoing connection on the machine can take it as its
+ * local port (a cluster start makes hundreds, beside other suites), which fails the
+ * server's listen for as long as that connection lives. Never the same port twice in a run's
+ * process.
+ */
+export async function freePort(): Promise<number> {
+  const ceiling = ephemeralPortsFrom() - 1;
+  for (let attempt = 0; ceiling > LOWEST_PORT && attempt < 200; attempt++) {
+    const port = LOWEST_PORT + Math.floor(Math.random() * (ceiling - LOWEST_PORT + 1));
+    if (handedOut.has(port)) continue;
+    // taken before the probe, so that calls at the same time never get the same port
+    handedOut.add(port);
+    if (await listensOn(port)) return port;
+    handedOut.delete(port);
+  }
+  throw new Error(`no free loopback port between ${LOWEST_PORT} and the ephemeral range`);
 }
 
 /** polls `check` until it returns a value; fails with `what` and the daemons' output past the deadline or when one exits */
