@@ -110,6 +110,13 @@ describe('the published catalogue', () => {
     expect((await catalog.load('r4'))?.generations.get('debian/bookworm')).toBe(2);
   });
 
+  it('answers a wait that began before the repository reached this replica, once it is published', async () => {
+    const catalog = new PublishedCatalog(readModels, reader);
+    const waiting = catalog.waitForGenerations('r5', new Map([['debian/bookworm', 1]]), 10_000);
+    await publish(catalog, 5, 1, 'generation 1 of 5');
+    expect(await waiting).toBe(true);
+  });
+
   it('keeps at most its bound of files, dropping the repository asked for least recently, and loads it again when asked', async () => {
     const catalog = new PublishedCatalog(readModels, reader, { maxLoadedFiles: 2 });
     const path = (n: number) => `/deb/acme/tools-${n}/debian/dists/bookworm/InRelease`;

@@ -168,13 +168,14 @@ export class PublishedCatalog {
   }
 
   /**
-   * The projection changed the repository: a loaded one (or one being loaded) is rebuilt;
-   * any other is read when it is next asked for. Paths remembered as naming no repository
+   * The projection changed the repository: a loaded one (or one being loaded, or waited
+   * for) is rebuilt; any other is read when it is next asked for. Paths remembered as naming no repository
    * are forgotten, since this one may now have one of them.
    */
   refresh(repositoryId: string): Promise<void> {
     this.absent.clear();
-    if (!this.loaded.has(repositoryId) && !this.chains.has(repositoryId)) return Promise.resolve();
+    // a wait may have begun before this replica knew the repository (its creation still on the way)
+    if (!this.loaded.has(repositoryId) && !this.chains.has(repositoryId) && !this.generationWaiters.has(repositoryId)) return Promise.resolve();
     return this.inTurn(repositoryId, () => this.rebuild(repositoryId));
   }
 
