@@ -170,6 +170,8 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       ...Object.fromEntries(['identity', 'workspace', 'repository', 'artifact', 'token', 'signing', 'delivery'].map((target) => [`${target.toUpperCase()}_GRPC_ADDR`, grpcOf(target)])),
     };
 
+    /** the last 256 KiB of a process's output, for the error of a start that timed out */
+    const keepLine = (name: ClusterProcessName, line: string) => outputs.set(name, ((outputs.get(name) ?? '') + line + '\n').slice(-256 * 1024));
     const spawnProcess = (spec: (typeof CLUSTER_PROCESSES)[number]) => {
       const own = ports.get(spec.name)!;
       const env: NodeJS.ProcessEnv = {
@@ -190,7 +192,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         const lines = text.split('\n');
         partial = lines.pop()!;
         for (const line of lines) {
-          outputs.set(spec.name, ((outputs.get(spec.name) ?? '') + line + '\n').slice(-256 * 1024));
+          keepLine(spec.name, line);
           options.onLine?.(spec.name, line);
         }
       };
@@ -199,7 +201,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       child.once('exit', (code, signal) => {
         if (stopping) return;
         const line = `${spec.name} exited (${signal ?? code}); starting it again`;
-        outputs.set(spec.name, (outputs.get(spec.name) ?? '') + `[cluster] ${line}\n`);
+        keepLine(spec.name, `[cluster] ${line}`);
         options.onLine?.('cluster', line);
         restarts.set(spec.name, (restarts.get(spec.name) ?? 0) + 1);
         setTimeout(() => !stopping && spawnProcess(spec), RESTART_DELAY_MS).unref();

@@ -139,19 +139,23 @@ export class KafkaEventBus implements EventBus {
       });
       // the group took this consumer back: later crashes start counting again
       consumer.on(consumer.events.GROUP_JOIN, () => (crashesInARow = 0));
-      const giveUp = async (error: unknown) => {
+      const drop = async () => {
         this.consumers.delete(consumer);
         await consumer.disconnect().catch(() => undefined);
-        throw error;
       };
-      await consumer.connect().catch(giveUp);
-      await consumer.subscribe({ topics: options.topics, fromBeginning: true }).catch(giveUp);
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topics: options.topics, fromBeginning: true });
+      } catch (error) {
+        await drop();
+        throw error;
+      }
       // the group join goes on without the caller: under a rebalance, or while the group
       // waits out the session of a member that crashed, a join takes seconds to minutes,
       // and the module must start and serve meanwhile (its messages wait at their offsets)
       consumer.run({ autoCommit: false, eachMessage: eachMessage(consumer) }).catch((error: unknown) => {
         if (stopped || current !== consumer) return;
-        void giveUp(error).catch(() => startAgain((error as Error).message));
+        void drop().then(() => startAgain((error as Error).message));
       });
     };
     await start();
