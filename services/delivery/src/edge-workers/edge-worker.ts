@@ -1,5 +1,5 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import {
@@ -24,6 +24,7 @@ import {
 import { BLOB_STORE_SETTINGS, openBlobStore } from '@packyard/platform/runtime/blob-store.module';
 import { DELIVERY_SETTINGS } from '../delivery-settings';
 import { assembleEdge } from '../edge/edge-assembly';
+import { ACCEPT_DESCRIPTORS, acceptAlsoThrough, listeningHandleOf } from './accept-descriptors';
 import { EDGE_WORKER_SLOT_ENV, PRIMARY_SOCKET_ENV, type FromEdgeWorker, type ToEdgeWorker } from './edge-worker-messages';
 
 const TRAFFIC_REPORT_INTERVAL_MS = 1_000;
@@ -99,8 +100,10 @@ export async function runEdgeWorker(): Promise<void> {
   const welcomed = new Promise<void>((resolve) => (welcome = resolve));
   let listen: (moduleAddresses: Record<string, string>) => void = () => undefined;
   const told = new Promise<Record<string, string>>((resolve) => (listen = resolve));
-  process.on('message', (message: ToEdgeWorker) => {
+  let acceptAlso: (handle: unknown) => void = () => undefined;
+  process.on('message', (message: ToEdgeWorker, listener: unknown) => {
     if (message.type === 'welcome') welcome();
+    else if (message.type === 'accept-also') acceptAlso(listener);
     else if (message.type === 'listen') listen(message.moduleAddresses);
     else if (handle) handle(message);
     else early.push(message);
@@ -144,7 +147,7 @@ export async function runEdgeWorker(): Promise<void> {
     goingAway: primaryGone,
   });
   handle = (message) => {
-    if (message.type === 'welcome' || message.type === 'listen') return;
+    if (message.type === 'welcome' || message.type === 'listen' || message.type === 'accept-also') return;
     if (message.type === 'revoke') return verdicts.revoke(message.tokenId);
     if (message.type === 'refresh') {
       publicKeys.forget(message.repositoryId);
@@ -176,13 +179,18 @@ export async function runEdgeWorker(): Promise<void> {
   Object.assign(moduleAddresses, await told);
   // listening goes through the main process (node:cluster), which holds the bound socket
   server.once('error', (error) => send({ type: 'failed', message: error.message }, () => process.exit(1)));
-  server.listen({ port: http.port, host: http.host }, () => send({ type: 'listening', port: (server.address() as AddressInfo).port }));
+  const servers: Server[] = [server];
+  acceptAlso = (handle) => servers.push(acceptAlsoThrough(server, handle));
+  server.listen({ port: http.port, host: http.host }, () => {
+    process.send!({ type: 'duplicate-listener', copies: ACCEPT_DESCRIPTORS - 1 } satisfies FromEdgeWorker, listeningHandleOf(server));
+    send({ type: 'listening', port: (server.address() as AddressInfo).port });
+  });
 
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const closed = Promise.all(servers.map((each) => new Promise<void>((resolve) => each.close(() => resolve()))));
     server.closeIdleConnections();
     edgeConnections.closeIdle();
     const hardStop = setTimeout(() => {
