@@ -1,7 +1,8 @@
 /**
  * Delivery edge against nginx: the same published files, the same load generator (wrk),
  * the same HTTP Basic credentials, in one run.
- * Run: npx tsx loadtests/delivery.bench.ts [--seconds 5] [--rounds 2] [--no-build]   (--help)
+ * Run: npx tsx loadtests/delivery.bench.ts [--seconds 5] [--rounds 2] [--no-build]   (--help;
+ * BENCH_PROFILE_DIR: the program's processes, edge workers included, write V8 CPU profiles there)
  *
  * Delivery: the whole single-node program as `npm start` runs it (it builds first, as
  * `npm start` does, and runs the bundle services/server/dist/main.mjs), a DEB repository
@@ -162,7 +163,13 @@ async function wrk(url: string, headers: Record<string, string>, connections: nu
 
 /** the program with `env` (its blob store), after uploads through the API, once idle; `fillers` small packages make Packages.gz a real size */
 async function startDelivery(dir: string, { env = {}, fillers: fillerCount }: { env?: Record<string, string>; fillers: number }): Promise<Published> {
-  const packyard = await startPackyard({ bin: BUNDLE, env, timeoutMs: 120_000, edgeWorkers: 'program default' });
+  const packyard = await startPackyard({
+    bin: BUNDLE,
+    env,
+    timeoutMs: 120_000,
+    edgeWorkers: 'program default',
+    ...(process.env.BENCH_PROFILE_DIR && { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] }),
+  });
   try {
     const call = async <T>(path: string, init: RequestInit & { bearer?: string } = {}): Promise<T> => {
       const response = await fetch(`${packyard.url}/api/v1${path}`, {
