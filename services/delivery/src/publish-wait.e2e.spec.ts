@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDeb, buildRpmBatch, freePort, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
+import { ACCEPT_DESCRIPTORS } from '@packyard/platform';
+import { buildDeb, buildRpmBatch, descriptorsOf, freePort, listeningInode, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
 import { registerUser } from '@packyard/testing/api-session';
 
 // Issue #17 item 5: the 201 of `?wait=published` is a promise that the very next fetch
@@ -96,6 +97,11 @@ describe('?wait=published answers once the edge serves the package', () => {
   afterAll(async () => {
     await packyard?.dispose();
     if (packagesDir) await rm(packagesDir, { recursive: true, force: true });
+  });
+
+  it('accepts on the public port through eight descriptors in the one process serving it (EDGE_WORKERS=0, as a cluster\'s delivery replica)', async () => {
+    const inode = listeningInode(Number(new URL(packyard.url).port))!;
+    await waitFor('the copies of the listening socket', async () => (descriptorsOf(packyard.child.pid!, inode) === ACCEPT_DESCRIPTORS ? true : undefined), { timeoutMs: 10_000, intervalMs: 50 });
   });
 
   it(`${DEB_UPLOADS} DEB uploads one after another: each 201 is followed by InRelease → Packages listing the package`, async () => {

@@ -12,9 +12,7 @@ export type ToEdgeWorker =
   /** a token was revoked: no verdict about it may let a request through any more */
   | { type: 'revoke'; tokenId: string }
   /** a scrape of /metrics: answer `metrics` with this process's registry */
-  | { type: 'metrics'; seq: number }
-  /** comes with a duplicate of the public port's socket: accept through it too (see ACCEPT_DESCRIPTORS) */
-  | { type: 'accept-also' };
+  | { type: 'metrics'; seq: number };
 
 /** what an edge worker tells the delivery module */
 export type FromEdgeWorker =
@@ -24,8 +22,6 @@ export type FromEdgeWorker =
   | { type: 'ready' }
   /** it accepts connections on the public port */
   | { type: 'listening'; port: number }
-  /** comes with its listening socket: send it back `copies` times (as `accept-also`) */
-  | { type: 'duplicate-listener'; copies: number }
   /** it could not listen (the port is taken, say); it exits */
   | { type: 'failed'; message: string }
   | { type: 'refreshed'; seq: number }

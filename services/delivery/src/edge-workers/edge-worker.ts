@@ -1,8 +1,9 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo, Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import {
+  acceptThroughCopies,
   createGrpcClients,
   createLogger,
   createReadModelStore,
@@ -16,6 +17,7 @@ import {
   readSettings,
   replyThrough,
   storeOptionsFor,
+  type AcceptCopies,
   type Logger,
   type SettingsDeclaration,
   type Setting,
@@ -24,7 +26,6 @@ import {
 import { BLOB_STORE_SETTINGS, openBlobStore } from '@packyard/platform/runtime/blob-store.module';
 import { DELIVERY_SETTINGS } from '../delivery-settings';
 import { assembleEdge } from '../edge/edge-assembly';
-import { ACCEPT_DESCRIPTORS, acceptAlsoThrough, listeningHandleOf } from './accept-descriptors';
 import { EDGE_WORKER_SLOT_ENV, PRIMARY_SOCKET_ENV, type FromEdgeWorker, type ToEdgeWorker } from './edge-worker-messages';
 
 const TRAFFIC_REPORT_INTERVAL_MS = 1_000;
@@ -100,10 +101,8 @@ export async function runEdgeWorker(): Promise<void> {
   const welcomed = new Promise<void>((resolve) => (welcome = resolve));
   let listen: (moduleAddresses: Record<string, string>) => void = () => undefined;
   const told = new Promise<Record<string, string>>((resolve) => (listen = resolve));
-  let acceptAlso: (handle: unknown) => void = () => undefined;
-  process.on('message', (message: ToEdgeWorker, listener: unknown) => {
+  process.on('message', (message: ToEdgeWorker) => {
     if (message.type === 'welcome') welcome();
-    else if (message.type === 'accept-also') acceptAlso(listener);
     else if (message.type === 'listen') listen(message.moduleAddresses);
     else if (handle) handle(message);
     else early.push(message);
@@ -147,7 +146,7 @@ export async function runEdgeWorker(): Promise<void> {
     goingAway: primaryGone,
   });
   handle = (message) => {
-    if (message.type === 'welcome' || message.type === 'listen' || message.type === 'accept-also') return;
+    if (message.type === 'welcome' || message.type === 'listen') return;
     if (message.type === 'revoke') return verdicts.revoke(message.tokenId);
     if (message.type === 'refresh') {
       publicKeys.forget(message.repositoryId);
@@ -179,10 +178,9 @@ export async function runEdgeWorker(): Promise<void> {
   Object.assign(moduleAddresses, await told);
   // listening goes through the main process (node:cluster), which holds the bound socket
   server.once('error', (error) => send({ type: 'failed', message: error.message }, () => process.exit(1)));
-  const servers: Server[] = [server];
-  acceptAlso = (handle) => servers.push(acceptAlsoThrough(server, handle));
+  let copies: Promise<AcceptCopies> | undefined;
   server.listen({ port: http.port, host: http.host }, () => {
-    process.send!({ type: 'duplicate-listener', copies: ACCEPT_DESCRIPTORS - 1 } satisfies FromEdgeWorker, listeningHandleOf(server));
+    copies = acceptThroughCopies(server, (error) => logger.warn({ err: error }, 'accepting through one descriptor of the port'));
     send({ type: 'listening', port: (server.address() as AddressInfo).port });
   });
 
@@ -190,7 +188,7 @@ export async function runEdgeWorker(): Promise<void> {
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    const closed = Promise.all(servers.map((each) => new Promise<void>((resolve) => each.close(() => resolve()))));
+    const closed = Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), copies?.then((accepting) => accepting.close())]);
     server.closeIdleConnections();
     edgeConnections.closeIdle();
     const hardStop = setTimeout(() => {

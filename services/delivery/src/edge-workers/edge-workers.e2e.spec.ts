@@ -1,11 +1,11 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent, get as httpGet, type OutgoingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
-import { buildDeb, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
+import { buildDeb, descriptorsOf, listeningInode, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
 
 // Issue 18 item 1: with EDGE_WORKERS=2 the program answers the apt/yum edge from two worker
 // processes on the one public port, forwards the API and the console to the main process,
@@ -83,28 +83,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-/** the inode of the socket listening on `port` (IPv4 or IPv6), from the kernel's tables */
-function listeningInode(port: number): string {
-  const portHex = port.toString(16).toUpperCase().padStart(4, '0');
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields[1]?.endsWith(`:${portHex}`) && fields[3] === '0A') return fields[9];
-    }
-  }
-  throw new Error(`nothing listens on port ${port}`);
-}
-
-/** how many of the process's descriptors are the socket with that inode */
-const descriptorsOf = (pid: number, inode: string) =>
-  readdirSync(`/proc/${pid}/fd`).filter((fd) => {
-    try {
-      return readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`;
-    } catch {
-      return false;
-    }
-  }).length;
 
 beforeAll(async () => {
   packyard = await startPackyard({ edgeWorkers: 2 });
@@ -237,11 +215,11 @@ describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
   });
 
   it('accepts through eight descriptors of the port in each worker, the restarted one too (libuv accepts one connection per descriptor per turn of a busy loop)', async () => {
-    const inode = listeningInode(Number(new URL(packyard.url).port));
+    const inode = listeningInode(Number(new URL(packyard.url).port))!;
     const workers = [...workerPids().values()];
     expect(workers).toHaveLength(2);
     await waitFor('every worker holding its copies', async () => (workers.every((pid) => descriptorsOf(pid, inode) === 8) ? true : undefined), { timeoutMs: 10_000, intervalMs: 50 });
-    // the main process keeps the one socket node:cluster bound, none of the copies it passed on
+    // the main process keeps the one socket node:cluster bound, and accepts on none
     expect(descriptorsOf(packyard.child.pid!, inode)).toBe(1);
     // a burst of fresh connections is still answered by the workers alone
     const answers = await Promise.all(Array.from({ length: 200 }, () => freshGet(`${repositoryUrl}/debian/dists/bookworm/InRelease`, { authorization: token.authorization })));

@@ -1,4 +1,3 @@
-import type { SendHandle } from 'node:child_process';
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { MetricsSnapshot } from '@packyard/platform';
@@ -121,7 +120,7 @@ export class EdgeWorkers {
     slot.ready = false;
     slot.startedAt = Date.now();
     let listened = false;
-    worker.on('message', (message: FromEdgeWorker, handle: unknown) => {
+    worker.on('message', (message: FromEdgeWorker) => {
       if (message.type === 'subscribed') {
         slot.subscribed = true;
         this.send(slot, { type: 'welcome' });
@@ -133,8 +132,7 @@ export class EdgeWorkers {
         listened = true;
         this.options.logger.info({ edgeWorker: slot.index + 1, workerPid: worker.process.pid, port: message.port }, 'edge worker listening');
         start?.listening(message.port);
-      } else if (message.type === 'duplicate-listener') this.duplicate(worker, handle, message.copies);
-      else if (message.type === 'failed') start?.failed(message.message);
+      } else if (message.type === 'failed') start?.failed(message.message);
       else if (message.type === 'traffic') this.options.onTraffic(message.totals);
       else this.waiting.get(message.seq)?.(message);
     });
@@ -174,13 +172,6 @@ export class EdgeWorkers {
           this.send(slot, question(seq));
         });
       });
-  }
-
-  /** sends the worker's listening socket back `copies` times: each arrives as a new descriptor of it */
-  private duplicate(worker: Worker, handle: unknown, copies: number) {
-    const sent = Array.from({ length: copies }, () => new Promise<void>((resolve) => worker.send({ type: 'accept-also' } satisfies ToEdgeWorker, handle as SendHandle, undefined, () => resolve())));
-    // this process's own descriptor, made by the receipt, must not stay open (nor ever be listened on here)
-    void Promise.all(sent).then(() => (handle as { close(): void }).close());
   }
 
   private send(slot: Slot, message: ToEdgeWorker) {

@@ -11,6 +11,7 @@ export * from './grpc/grpc-clients';
 export * from './grpc/publication-wait';
 export * from './http/http-server';
 export * from './http/edge-http1';
+export * from './http/accept-copies';
 export * from './runtime/event-sourcing.module';
 export * from './runtime/deadline-sweeper';
 export * from './runtime/recently-used';

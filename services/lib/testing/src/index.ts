@@ -16,3 +16,4 @@ export * from './contracts/event-bus.contract';
 export * from './contracts/blob-store.contract';
 export * from './contracts/read-model-store.contract';
 export * from './wait-for';
+export * from './listening-socket';

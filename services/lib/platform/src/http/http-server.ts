@@ -9,6 +9,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { PackyardError } from '../errors/errors';
+import { acceptThroughCopies, type AcceptCopies } from './accept-copies';
 import { edgeFirst, replyThrough, type EdgeConnections, type EdgeHandler } from './edge-http1';
 
 export type ReadinessCheck = () => Promise<{ ok: boolean; detail?: string }>;
@@ -141,6 +142,7 @@ export function createHttpServer(options: {
   };
   let delegate: { open: () => Promise<number>; privateDir: string } | undefined;
   let delegatedPort = 0;
+  let copies: Promise<AcceptCopies> | undefined;
 
   const requests = new Counter({
     name: 'http_requests_total',
@@ -222,6 +224,8 @@ export function createHttpServer(options: {
       if (!delegate) {
         readEdgesFirst();
         await app.listen({ port, host });
+        // apt's and dnf's connections come in bursts (a CDN, a fleet's cron): accept them as fast as they come
+        if (edges.length) copies = acceptThroughCopies(app.server, (error) => options.logger.warn({ err: error }, 'accepting through one descriptor of the port'));
         return { port: (app.server.address() as AddressInfo).port };
       }
       const privateSocket = join(delegate.privateDir, 'http.sock');
@@ -231,7 +235,7 @@ export function createHttpServer(options: {
     },
     close: async () => {
       edgeConnections?.closeIdle();
-      await app.close();
+      await Promise.all([app.close(), copies?.then((accepting) => accepting.close())]);
       if (delegate) await rm(delegate.privateDir, { recursive: true, force: true });
     },
     port: () => {
