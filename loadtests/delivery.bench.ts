@@ -163,13 +163,7 @@ async function wrk(url: string, headers: Record<string, string>, connections: nu
 
 /** the program with `env` (its blob store), after uploads through the API, once idle; `fillers` small packages make Packages.gz a real size */
 async function startDelivery(dir: string, { env = {}, fillers: fillerCount }: { env?: Record<string, string>; fillers: number }): Promise<Published> {
-  const packyard = await startPackyard({
-    bin: BUNDLE,
-    env,
-    timeoutMs: 120_000,
-    edgeWorkers: 'program default',
-    ...(process.env.BENCH_PROFILE_DIR && { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] }),
-  });
+  const packyard = await startPackyard({ bin: BUNDLE, env, timeoutMs: 120_000, edgeWorkers: 'program default', cpuProfileDir: process.env.BENCH_PROFILE_DIR });
   try {
     const call = async <T>(path: string, init: RequestInit & { bearer?: string } = {}): Promise<T> => {
       const response = await fetch(`${packyard.url}/api/v1${path}`, {

@@ -188,7 +188,7 @@ async function edgeCase(kind: 'DEB' | 'RPM', count: number, files: string[], ext
   const dataDir = await mkdtemp(join(tmpdir(), 'packyard-edge-bench-'));
   const verifyDir = await mkdtemp(join(tmpdir(), 'packyard-edge-verify-'));
   // as `npm start` runs it: the edge in a worker per core
-  const start = () => startPackyard({ dataDir, timeoutMs: 180_000, edgeWorkers: 'program default', ...(process.env.BENCH_PROFILE_DIR && { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] }) });
+  const start = () => startPackyard({ dataDir, timeoutMs: 180_000, edgeWorkers: 'program default', cpuProfileDir: process.env.BENCH_PROFILE_DIR });
   let packyard: RunningPackyard | undefined;
   try {
     packyard = await start();

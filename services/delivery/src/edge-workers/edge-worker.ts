@@ -180,7 +180,7 @@ export async function runEdgeWorker(): Promise<void> {
   server.once('error', (error) => send({ type: 'failed', message: error.message }, () => process.exit(1)));
   let copies: Promise<AcceptCopies> | undefined;
   server.listen({ port: http.port, host: http.host }, () => {
-    copies = acceptThroughCopies(server, (error) => logger.warn({ err: error }, 'accepting through one descriptor of the port'));
+    copies = acceptThroughCopies(server, logger);
     send({ type: 'listening', port: (server.address() as AddressInfo).port });
   });
 

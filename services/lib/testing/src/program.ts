@@ -38,6 +38,8 @@ export interface StartOptions {
   waitForHealth?: boolean;
   /** options for node itself, before the program (V8 flags NODE_OPTIONS refuses, such as --trace-gc) */
   nodeArgs?: string[];
+  /** every process of the program (edge workers included: they inherit node's options) writes a V8 CPU profile here */
+  cpuProfileDir?: string;
   /**
    * EDGE_WORKERS: 0 by default here, so the main process serves the port. A test program
    * would otherwise fork a worker per CPU, and the suite runs several programs at once on
@@ -57,7 +59,8 @@ export async function startPackyard(options: StartOptions = {}): Promise<Running
   const args = [options.bin ?? PACKYARD_BIN, ...(options.targets ? [`--target=${options.targets.join(',')}`] : [])];
   const env: Record<string, string | undefined> = { ...process.env, PORT: '0', GRPC_PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', EDGE_WORKERS: String(options.edgeWorkers ?? 0), ...options.env };
   if (options.edgeWorkers === 'program default') delete env.EDGE_WORKERS;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
+  const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...profiling, ...args], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,5 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { descriptorsOf, listeningInode } from '@packyard/testing';
 import { ACCEPT_DESCRIPTORS, acceptThroughCopies } from './accept-copies';
@@ -25,8 +26,8 @@ describe('acceptThroughCopies', () => {
     const inode = listeningInode(port)!;
     expect(descriptorsOf('self', inode)).toBe(1);
 
-    const errors: Error[] = [];
-    const copies = await acceptThroughCopies(server, (error) => errors.push(error));
+    const errors: unknown[] = [];
+    const copies = await acceptThroughCopies(server, pino({}, { write: (line: string) => errors.push(JSON.parse(line)) }));
     expect(errors).toEqual([]);
     expect(copies.count).toBe(ACCEPT_DESCRIPTORS - 1);
     expect(descriptorsOf('self', inode)).toBe(ACCEPT_DESCRIPTORS);
@@ -44,7 +45,7 @@ describe('acceptThroughCopies', () => {
     const held: Socket[] = [];
     server = createServer((socket: Socket) => held.push(socket));
     const port = await listening(server);
-    const copies = await acceptThroughCopies(server, () => undefined);
+    const copies = await acceptThroughCopies(server, pino({ level: 'silent' }));
     const clients = Array.from({ length: 40 }, () => connect(port, '127.0.0.1'));
     await new Promise<void>((resolve) => {
       const check = setInterval(() => held.length === clients.length && (clearInterval(check), resolve()), 5);

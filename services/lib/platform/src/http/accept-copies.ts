@@ -1,5 +1,6 @@
 import { spawn, type SendHandle } from 'node:child_process';
 import { Server, type Socket } from 'node:net';
+import type { Logger } from 'pino';
 
 /**
  * Descriptors a process serving the public port accepts through. libuv (since 1.45)
@@ -48,14 +49,17 @@ function listeningHandleOf(server: Server): SendHandle {
  * socket: every connection they accept is the server's, as if it had accepted it. Never
  * fails: without copies (the helper could not start) the server accepts as before.
  */
-export async function acceptThroughCopies(server: Server, onError: (error: Error) => void, copies = ACCEPT_DESCRIPTORS - 1): Promise<AcceptCopies> {
+export async function acceptThroughCopies(server: Server, logger: Pick<Logger, 'warn'>, copies = ACCEPT_DESCRIPTORS - 1): Promise<AcceptCopies> {
   const handles = await new Promise<unknown[]>((resolve) => {
     const received: unknown[] = [];
     // no environment: a cluster worker's would make the helper think it is one too
     const helper = spawn(process.execPath, ['-e', ECHO_SOCKET], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: {} });
+    let settled = false;
     const done = (error?: Error) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      if (error) onError(error);
+      if (error) logger.warn({ err: error, copies: received.length }, 'accepting through fewer descriptors of the port');
       if (helper.exitCode === null) helper.kill();
       resolve(received);
     };

@@ -225,7 +225,7 @@ export function createHttpServer(options: {
         readEdgesFirst();
         await app.listen({ port, host });
         // apt's and dnf's connections come in bursts (a CDN, a fleet's cron): accept them as fast as they come
-        if (edges.length) copies = acceptThroughCopies(app.server, (error) => options.logger.warn({ err: error }, 'accepting through one descriptor of the port'));
+        if (edges.length) copies = acceptThroughCopies(app.server, options.logger);
         return { port: (app.server.address() as AddressInfo).port };
       }
       const privateSocket = join(delegate.privateDir, 'http.sock');
