@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { buildDeb, descriptorsOf, listeningInode, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
+import { EDGE_WORKER_SEMI_SPACE_MB } from './edge-workers';
 
 // Issue 18 item 1: with EDGE_WORKERS=2 the program answers the apt/yum edge from two worker
 // processes on the one public port, forwards the API and the console to the main process,
@@ -74,6 +75,7 @@ function workerPids(): Map<number, number> {
   return pids;
 }
 
+const commandLineOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
 const alive = (pid: number) => {
   try {
@@ -110,6 +112,9 @@ describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
     const pids = workerPids();
     expect([...pids.keys()].sort()).toEqual([1, 2]);
     for (const pid of pids.values()) expect(parentOf(pid)).toBe(packyard.child.pid);
+    // a young generation sized for request churn (see EDGE_WORKER_SEMI_SPACE_MB); the main process keeps V8's default
+    for (const pid of pids.values()) expect(commandLineOf(pid)).toContain(`--max-semi-space-size=${EDGE_WORKER_SEMI_SPACE_MB}`);
+    expect(commandLineOf(packyard.child.pid!).some((flag) => flag.startsWith('--max-semi-space-size'))).toBe(false);
 
     const before = await edgeRequestsByProcess();
     const answers = await Promise.all(Array.from({ length: 40 }, () => freshGet(`${repositoryUrl}/debian/dists/bookworm/InRelease`, { authorization: token.authorization })));
