@@ -1,9 +1,11 @@
+import { availableParallelism } from 'node:os';
 import { busModule, defineModule, defineSettings, grpcClientsModule, grpcServerModule, httpServerModule, integer, metricsModule, openModuleStores, startEventSourcing } from '@packyard/platform';
 import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { signingHandlers } from './grpc/signing.handlers';
 import { KeyMaintenance } from './keys/key-maintenance';
+import { KeyGenerations } from './keys/key-generations';
 import { KeyRing } from './keys/key-ring';
 import { signingKeysProjection } from './projections/signing-keys.projection';
 import { repositoryEventsReaction } from './reactions/repository-events.reaction';
@@ -31,13 +33,15 @@ export const signingModule = defineModule({
     const keys = new KeyRing(stores.events, createSecretBox(await loadOrCreateMasterKey(config.dataDir, config.masterKey)), {
       lifetimeSeconds: settings.signingKeyLifetimeDays * DAY_SECONDS,
     });
+    // one RSA generation per core (each runs on libuv's thread pool)
+    const generations = new KeyGenerations(availableParallelism());
     const es = await startEventSourcing({
       module: 'signing',
       stores,
       bus: ctx.use(busModule),
       logger: ctx.logger,
       projections,
-      reactions: [repositoryEventsReaction(keys)],
+      reactions: [repositoryEventsReaction(keys, generations, ctx.logger)],
       fail: ctx.fail,
     });
     ctx.use(httpServerModule).addReadinessCheck('signing', es.ready);
@@ -57,7 +61,11 @@ export const signingModule = defineModule({
     return {
       value: undefined,
       start: () => maintenance.start(),
-      drain: () => maintenance.stop(),
+      drain: async () => {
+        await maintenance.stop();
+        // a key half made would be lost with the stores: the ones under way finish first
+        await generations.close();
+      },
       stop: () => es.stop(),
     };
   },

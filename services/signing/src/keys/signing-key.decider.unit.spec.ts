@@ -49,5 +49,7 @@ describe('signing key decider', () => {
     const destroyed = { type: 'SigningKeyDestroyed', data: { repositoryId: 'r1', destroyedAt: '2026-01-02T00:00:00.000Z' } } as const;
     spec.given([created]).when({ type: 'DestroyKey', repositoryId: 'r1', now: '2026-01-02T00:00:00.000Z' }).then([destroyed]);
     spec.given([created, destroyed]).when({ type: 'DestroyKey', repositoryId: 'r1', now: '2026-01-03T00:00:00.000Z' }).then([]);
+    // a purge that overtook the repository's first key generation: the key made after it is not registered
+    spec.given([destroyed]).when(register).thenThrows(/already has a signing key/);
   });
 });
