@@ -60,7 +60,7 @@ describe('delivery edge with presigned package downloads', () => {
       blobs,
       publicKeys: new PublicKeys(async () => undefined, async () => ({ armored: '', binary: new Uint8Array() })),
       metrics: new EdgeMetrics(new Registry()),
-      packageBodies: new PackageBodyCache((key) => blobs.get(key), 1024 * 1024, 1024 * 1024),
+      packageBodies: new PackageBodyCache((key, range) => blobs.get(key, range), 1024 * 1024, 1024 * 1024),
       logger: pino({ level: 'silent' }),
       presignDownloads: true,
     });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadModelStore, edgeFirst, inboxStream, replyThrough, type ReadModelStore } from '@packyard/platform';
 import { FsBlobStore } from '@packyard/platform/blobs/index';
 import { runChecked } from '@packyard/testing/clients/run-command';
+import { waitFor } from '@packyard/testing';
 import { PublicationManifest, type IndexFile, type IndexPublished, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import { TrafficAccounting } from '../accounting/traffic-accounting';
 import { INVALID, VerdictCache, type TokenVerdict } from '../auth/token-verdicts';
@@ -82,6 +83,8 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
   const inRelease = (generation: number) => Buffer.from(`-----BEGIN PGP SIGNED MESSAGE-----\nGeneration: ${generation}\n`);
   const packages = (generation: number) => Buffer.from(`Package: hello\nVersion: ${generation}\n`);
   const pool = randomBytes(300_000);
+  // two blocks of the cache's 100 KB, within a quarter of its 1 MiB: kept by blocks once asked for twice
+  const medium = randomBytes(200_000);
   // far more than the socket buffers and the read stream hold between them
   const large = randomBytes(64 * 1024 * 1024);
   /** the streams the edge opened on the blob store, newest last: how far each read ahead */
@@ -104,7 +107,7 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
     );
     const publicKeys = new PublicKeys(async () => undefined, async () => ({ armored: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n', binary: Buffer.from([0x99, 1, 2]) }));
     // the 300 KB pool file is above the cache's file limit: it is streamed from the blob store
-    const packageBodies = new PackageBodyCache((key) => blobs.get(key), 100_000, 1024 * 1024);
+    const packageBodies = new PackageBodyCache((key, range) => blobs.get(key, range), 100_000, 1024 * 1024);
     const store = Object.assign(Object.create(blobs) as FsBlobStore, {
       get: async (...args: Parameters<FsBlobStore['get']>) => {
         const stream = await blobs.get(...args);
@@ -129,6 +132,7 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
             packagesFile,
             { ...packagesFile, path: `dists/bookworm/main/binary-amd64/by-hash/SHA256/${packagesFile.sha256}` },
             await put('pool/main/h/hello/hello_1.0_all.deb', pool, true),
+            await put('pool/main/m/medium/medium_1.0_all.deb', medium, true),
             await put('pool/main/l/large/large_1.0_all.deb', large, true),
           ],
           [generation - 1, generation - 2, generation - 3].filter((g) => g > 0),
@@ -274,6 +278,23 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
       return sha256(Buffer.from(await response.arrayBuffer())) === sha256(large.subarray(start, end + 1));
     });
     expect(await Promise.all(downloads)).toEqual(Array(12).fill(true));
+  });
+
+  it('answers a range of a package many clients ask for from memory after its second request, byte for byte', async () => {
+    const range = async () => {
+      const readsBefore = opened.length;
+      const response = await get('pool/main/m/medium/medium_1.0_all.deb', { range: 'bytes=50000-150000' });
+      expect(response.status).toBe(206);
+      expect(response.headers.get('content-range')).toBe(`bytes 50000-150000/${medium.length}`);
+      expect(sha256(Buffer.from(await response.arrayBuffer()))).toBe(sha256(medium.subarray(50_000, 150_001)));
+      return opened.length > readsBefore ? 'store' : 'memory';
+    };
+    expect([await range(), await range()]).toEqual(['store', 'store']);
+    // the second request had both blocks read in beside its answer
+    await waitFor('the blocks in memory', async () => ((await range()) === 'memory' ? true : undefined), { timeoutMs: 5_000, intervalMs: 10 });
+    expect(await range()).toBe('memory');
+    const whole = await get('pool/main/m/medium/medium_1.0_all.deb');
+    expect(sha256(Buffer.from(await whole.arrayBuffer()))).toBe(sha256(medium));
   });
 
   it('finds percent-encoded pool names as apt sends them, and answers 404 for unknown files of a known repository', async () => {

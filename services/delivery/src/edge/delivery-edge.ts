@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { EdgeHandler, EdgeReply, EdgeRequest } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
@@ -118,6 +119,14 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
         (loaded) => reply.send(plan.status, responseHeaders, plan.status === 206 ? loaded.subarray(start, end + 1) : loaded),
         (error) => fail(reply, error, file),
       );
+      metrics.request(kind, plan.status, length);
+      return length;
+    }
+    const blocks = packageBodies.blocks(file.blobKey, file.size, start, end);
+    if (blocks) {
+      // cached blocks are never given back to a read pool: a plain stream of them, not the store's
+      if (blocks.length === 1) reply.send(plan.status, responseHeaders, blocks[0]);
+      else reply.stream(plan.status, responseHeaders, Readable.from(blocks, { objectMode: false }));
       metrics.request(kind, plan.status, length);
       return length;
     }

@@ -18,7 +18,8 @@ import { PackageBodyCache } from './package-body-cache';
 const VERDICT_TTL_MS = 60_000;
 const NEGATIVE_VERDICT_TTL_MS = 2_000;
 // files up to 4 MiB (packages, and the indices: the catalogue holds no bodies) stay in
-// memory after their first request, 256 MiB in all
+// memory after their first request, larger packages by 4 MiB blocks once a block was asked
+// for twice; 256 MiB in all
 const PACKAGE_CACHE_FILE_BYTES = 4 * 1024 * 1024;
 const PACKAGE_CACHE_TOTAL_BYTES = 256 * 1024 * 1024;
 
@@ -74,7 +75,7 @@ export function assembleEdge(options: {
     blobs,
     publicKeys,
     metrics: new EdgeMetrics(options.registry),
-    packageBodies: new PackageBodyCache((key) => blobs.get(key), PACKAGE_CACHE_FILE_BYTES, PACKAGE_CACHE_TOTAL_BYTES),
+    packageBodies: new PackageBodyCache((key, range) => blobs.get(key, range), PACKAGE_CACHE_FILE_BYTES, PACKAGE_CACHE_TOTAL_BYTES),
     logger: options.logger,
     presignDownloads: options.presignDownloads,
     goingAway: options.goingAway,
