@@ -6,7 +6,7 @@ import type { TrafficAccounting } from '../accounting/traffic-accounting';
 import { grantsRead, type TokenVerdict, type VerdictCache } from '../auth/token-verdicts';
 import type { PublishedCatalog, ServedRepository } from '../catalog/published-catalog';
 import { repositoryPath, type ServedFile } from '../catalog/served-file';
-import { planResponse, type ResponsePlan } from '../http/conditional-request';
+import { planResponse, WHOLE_FILE } from '../http/conditional-request';
 import { ARMORED_KEY_FILE, KEYRING_FILE, type PublicKeys } from '../keys/public-keys';
 import type { EdgeMetrics, FileKind } from './edge-metrics';
 import type { PackageBodyCache } from './package-body-cache';
@@ -38,7 +38,6 @@ const NOT_FOUND_HEADERS = ['content-type', 'text/plain; charset=utf-8', 'cache-c
 const UNAUTHORIZED_BODY = Buffer.from('Unauthorized\n');
 const NOT_FOUND_BODY = Buffer.from('Not found\n');
 const PRESIGN_SECONDS = 300;
-const WHOLE_FILE: ResponsePlan = { status: 200 };
 
 function decodePath(url: string): string | undefined {
   const query = url.indexOf('?');

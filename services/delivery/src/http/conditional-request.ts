@@ -25,6 +25,8 @@ export type ResponsePlan =
 
 /** `If-None-Match: "a", W/"b"` → whether any listed tag matches (weak comparison, §13.1.2). */
 function noneMatchHits(header: string, etag: string): boolean {
+  // what apt, dnf and caches send back: the one tag they were given, as it was given
+  if (header === etag) return true;
   if (header.trim() === '*') return true;
   for (const raw of header.split(',')) {
     const tag = raw.trim();
@@ -65,20 +67,25 @@ function ifRangeHolds(value: string, file: FileValidators): boolean {
   return !Number.isNaN(date) && date === file.lastModifiedMs;
 }
 
+// the plans without a range, shared: a revalidation answered 304 allocates no plan
+export const WHOLE_FILE: ResponsePlan = { status: 200 };
+const NOT_MODIFIED: ResponsePlan = { status: 304 };
+const UNSATISFIABLE: ResponsePlan = { status: 416 };
+
 /** What to answer a GET or HEAD for `file` (authorization already granted). */
 export function planResponse(conditions: RequestConditions, file: FileValidators): ResponsePlan {
   // If-None-Match wins over If-Modified-Since when both are present (§13.2.2).
   if (conditions.ifNoneMatch !== undefined) {
-    if (noneMatchHits(conditions.ifNoneMatch, file.etag)) return { status: 304 };
+    if (noneMatchHits(conditions.ifNoneMatch, file.etag)) return NOT_MODIFIED;
   } else if (conditions.ifModifiedSince !== undefined) {
     const since = httpDateMs(conditions.ifModifiedSince);
-    if (!Number.isNaN(since) && file.lastModifiedMs <= since) return { status: 304 };
+    if (!Number.isNaN(since) && file.lastModifiedMs <= since) return NOT_MODIFIED;
   }
-  if (conditions.range === undefined) return { status: 200 };
-  if (conditions.ifRange !== undefined && !ifRangeHolds(conditions.ifRange, file)) return { status: 200 };
+  if (conditions.range === undefined) return WHOLE_FILE;
+  if (conditions.ifRange !== undefined && !ifRangeHolds(conditions.ifRange, file)) return WHOLE_FILE;
   const range = parseRange(conditions.range, file.size);
-  if (range === undefined) return { status: 200 };
-  if (range === 'unsatisfiable') return { status: 416 };
+  if (range === undefined) return WHOLE_FILE;
+  if (range === 'unsatisfiable') return UNSATISFIABLE;
   return { status: 206, ...range };
 }
 
