@@ -96,6 +96,8 @@ export class PackageBodyCache {
       pending = this.read(key, range)
         .then(readAll)
         .then((body) => {
+          // a block is answered as the length its range names: a store that gave fewer bytes is not believed
+          if (range && body.length !== range.end - range.start + 1) throw new Error(`${key}: bytes ${range.start}-${range.end} read as ${body.length} bytes`);
           this.add(entryKey, body);
           return body;
         })

@@ -75,6 +75,14 @@ describe('PackageBodyCache', () => {
       expect(cache.get('a:100')).toBeDefined();
     });
 
+    it('does not keep a block the store gave short, and answers that range from the store again', async () => {
+      const shortStore = async (_key: string, range?: { start: number; end: number }) => Readable.from([file.subarray(range!.start, range!.end)]);
+      const cache = new PackageBodyCache(shortStore, 100, 1000);
+      for (let asked = 0; asked < 2; asked++) cache.blocks('big', 250, 0, 99);
+      await loaded();
+      expect(cache.blocks('big', 250, 0, 99)).toBeUndefined();
+    });
+
     it('never keeps blocks of a file larger than a quarter of its budget', async () => {
       ranges.length = 0;
       const cache = new PackageBodyCache(blockStore, 100, 999);
