@@ -18,8 +18,8 @@ const STABLE_AFTER_MS = 10_000;
  * scavenged many times a second under load, and what is live in requests in flight at each
  * scavenge is copied and promoted, to be collected later by the old generation's pauses.
  * delivery.bench.ts, whole runs on a quiet machine: with the default, 1,000 connections had
- * a p99 2.2x nginx's in two runs and other rows dipped to 0.82x; with 64 MiB every row met
- * its target in two runs (p99 1.4x). It is a ceiling: an idle worker stays small.
+ * a p99 2.2x nginx's in two runs and other rows dipped to 0.82x; with 64 MiB that p99 was
+ * 0.2-1.5x nginx's in eight runs. It is a ceiling: an idle worker stays small.
  */
 export const EDGE_WORKER_SEMI_SPACE_MB = 64;
 const SEMI_SPACE_FLAG = '--max-semi-space-size';

@@ -1,11 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ByteRange } from '@packyard/platform/blobs/index';
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+import { readAll } from '../catalog/publication-manifests';
 
 /** a block's entry: NUL is in no blob key (blob-key.ts), so it never names a whole file */
 const blockEntryKey = (key: string, index: number) => `${key}\u0000${index}`;
