@@ -12,7 +12,11 @@ export type ToEdgeWorker =
   /** a token was revoked: no verdict about it may let a request through any more */
   | { type: 'revoke'; tokenId: string }
   /** a scrape of /metrics: answer `metrics` with this process's registry */
-  | { type: 'metrics'; seq: number };
+  | { type: 'metrics'; seq: number }
+  /** how many connections each worker holds, by slot (null: not listening) */
+  | { type: 'held'; table: (number | null)[] }
+  /** sent with a connection another worker accepted and gave away (not read yet): serve it */
+  | { type: 'connection' };
 
 /** what an edge worker tells the delivery module */
 export type FromEdgeWorker =
@@ -27,7 +31,11 @@ export type FromEdgeWorker =
   | { type: 'refreshed'; seq: number }
   | { type: 'metrics'; seq: number; metrics: MetricsSnapshot }
   /** what it served since its last report, for the delivery module's traffic events */
-  | { type: 'traffic'; totals: TrafficTotalsSnapshot };
+  | { type: 'traffic'; totals: TrafficTotalsSnapshot }
+  /** how many connections it holds now */
+  | { type: 'held'; count: number }
+  /** sent with a connection it accepted and does not keep (not read yet): give it to the worker holding the fewest */
+  | { type: 'give' };
 
 /** environment of a worker: which slot it fills (its metrics label) and where the main process's HTTP server is */
 export const EDGE_WORKER_SLOT_ENV = 'PACKYARD_EDGE_WORKER_SLOT';

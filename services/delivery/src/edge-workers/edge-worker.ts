@@ -1,5 +1,6 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { SendHandle } from 'node:child_process';
+import { Socket, type AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import {
@@ -26,6 +27,7 @@ import {
 import { BLOB_STORE_SETTINGS, openBlobStore } from '@packyard/platform/runtime/blob-store.module';
 import { DELIVERY_SETTINGS } from '../delivery-settings';
 import { assembleEdge } from '../edge/edge-assembly';
+import { ConnectionBalance } from './connection-balance';
 import { EDGE_WORKER_SLOT_ENV, PRIMARY_SOCKET_ENV, type FromEdgeWorker, type ToEdgeWorker } from './edge-worker-messages';
 
 const TRAFFIC_REPORT_INTERVAL_MS = 1_000;
@@ -101,9 +103,20 @@ export async function runEdgeWorker(): Promise<void> {
   const welcomed = new Promise<void>((resolve) => (welcome = resolve));
   let listen: (moduleAddresses: Record<string, string>) => void = () => undefined;
   const told = new Promise<Record<string, string>>((resolve) => (listen = resolve));
-  process.on('message', (message: ToEdgeWorker) => {
+  // set once this worker listens, which is when connections and the table of them start coming
+  let balance: ConnectionBalance | undefined;
+  /** a connection another worker accepted, unread: this worker serves it */
+  const adopt = (descriptor: SendHandle | undefined) => {
+    if (!descriptor) return;
+    if (!balance) return (descriptor as unknown as { close(): void }).close();
+    // node:net's own options for a socket over a descriptor it did not open (as node:cluster makes them)
+    balance.given(new Socket({ handle: descriptor, readable: true, writable: true, pauseOnCreate: true } as ConstructorParameters<typeof Socket>[0]));
+  };
+  process.on('message', (message: ToEdgeWorker, connection?: SendHandle) => {
     if (message.type === 'welcome') welcome();
     else if (message.type === 'listen') listen(message.moduleAddresses);
+    else if (message.type === 'held') balance?.heard(message.table);
+    else if (message.type === 'connection') adopt(connection);
     else if (handle) handle(message);
     else early.push(message);
   });
@@ -146,7 +159,7 @@ export async function runEdgeWorker(): Promise<void> {
     goingAway: primaryGone,
   });
   handle = (message) => {
-    if (message.type === 'welcome' || message.type === 'listen') return;
+    if (message.type === 'welcome' || message.type === 'listen' || message.type === 'held' || message.type === 'connection') return;
     if (message.type === 'revoke') return verdicts.revoke(message.tokenId);
     if (message.type === 'refresh') {
       publicKeys.forget(message.repositoryId);
@@ -166,8 +179,23 @@ export async function runEdgeWorker(): Promise<void> {
     publicServerOptions({ headersMs: http.headersTimeoutSeconds * 1000, requestMs: http.requestTimeoutSeconds * 1000, idleMs: http.idleTimeoutSeconds * 1000, longBodyMs: http.uploadTimeoutSeconds * 1000 }),
     (request, response) => (edge.matches(request.url ?? '/') ? edge.answer(request, replyThrough(response)) : forward(request, response)),
   ).setTimeout(http.idleTimeoutSeconds * 1000);
+  // every connection is accepted unread, so one can go to another worker whole
+  // (node:net reads the option from this property; node:http's options do not pass it on)
+  Object.assign(server, { pauseOnConnect: true });
+  balance = new ConnectionBalance({
+    slot: Number(slot) - 1,
+    registry,
+    report: (count) => send({ type: 'held', count }),
+    giveAway(socket, kept) {
+      const descriptor = (socket as unknown as { _handle?: SendHandle })._handle;
+      if (!descriptor || !process.connected) return kept();
+      // this copy closes once the other is on its way to the main process
+      process.send!({ type: 'give' } satisfies FromEdgeWorker, descriptor, undefined, (error: Error | null) => (error ? kept() : socket.destroy()));
+    },
+    serve: (socket) => edgeConnections.take(socket),
+  });
   // apt's and dnf's GETs are read by the edge itself, everything else by node:http
-  const edgeConnections = edgeFirst(server, { edge, idleMs: http.idleTimeoutSeconds * 1000, headersMs: http.headersTimeoutSeconds * 1000 });
+  const edgeConnections = edgeFirst(server, { edge, idleMs: http.idleTimeoutSeconds * 1000, headersMs: http.headersTimeoutSeconds * 1000, accepted: (socket) => balance!.accepted(socket) });
   const reportTraffic = (done?: () => void) => {
     const totals = accounting.take();
     if (totals.traffic.length || totals.downloads.length) send({ type: 'traffic', totals }, done);
@@ -198,6 +226,7 @@ export async function runEdgeWorker(): Promise<void> {
     void closed.then(async () => {
       clearTimeout(hardStop);
       clearInterval(reporting);
+      balance!.close();
       clients.close();
       await readModels.close();
       await blobs.close();

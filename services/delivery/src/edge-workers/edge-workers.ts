@@ -1,7 +1,9 @@
+import type { SendHandle } from 'node:child_process';
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { MetricsSnapshot } from '@packyard/platform';
 import type { TrafficTotalsSnapshot } from '../accounting/traffic-accounting';
+import { fewestHolding } from './connection-balance';
 import { EDGE_WORKER_SLOT_ENV, PRIMARY_SOCKET_ENV, type FromEdgeWorker, type ToEdgeWorker } from './edge-worker-messages';
 
 /** a worker that has not rebuilt a repository by then is not waited for (it logs its own failure) */
@@ -24,6 +26,10 @@ const STABLE_AFTER_MS = 10_000;
 export const EDGE_WORKER_SEMI_SPACE_MB = 64;
 const SEMI_SPACE_FLAG = '--max-semi-space-size';
 
+interface Closable {
+  close(): void;
+}
+
 interface Slot {
   index: number;
   worker?: Worker;
@@ -31,6 +37,10 @@ interface Slot {
   ready: boolean;
   /** true once the worker gets every refresh and revocation (it said `subscribed`) */
   subscribed: boolean;
+  /** connections it holds (its last report, plus those given to it since); null while it does not listen */
+  held: number | null;
+  /** connections on their way to it: node's IPC holds a handle back until the one before is acknowledged */
+  arriving: Set<Closable>;
   startedAt: number;
   restartDelayMs: number;
   restartTimer?: NodeJS.Timeout;
@@ -60,9 +70,10 @@ export class EdgeWorkers {
   /** set once this process's HTTP server listens: where the workers' gRPC calls go */
   private moduleAddresses?: Record<string, string>;
   private started?: Promise<number>;
+  private heldTold?: NodeJS.Immediate;
 
   constructor(private readonly options: EdgeWorkersOptions) {
-    this.slots = Array.from({ length: options.count }, (_, index) => ({ index, ready: false, subscribed: false, startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS }));
+    this.slots = Array.from({ length: options.count }, (_, index) => ({ index, ready: false, subscribed: false, held: null, arriving: new Set(), startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS }));
   }
 
   /** forks every worker, which loads its catalogue meanwhile (while this process starts its modules) */
@@ -111,6 +122,7 @@ export class EdgeWorkers {
   /** SIGTERM to every worker (each finishes its requests in flight and reports its last traffic); SIGKILL to any still there after the shutdown timeout */
   async stop(): Promise<void> {
     this.stopping = true;
+    clearImmediate(this.heldTold);
     const exits = this.slots.map((slot) => {
       clearTimeout(slot.restartTimer);
       const worker = slot.worker;
@@ -134,7 +146,7 @@ export class EdgeWorkers {
     slot.ready = false;
     slot.startedAt = Date.now();
     let listened = false;
-    worker.on('message', (message: FromEdgeWorker) => {
+    worker.on('message', (message: FromEdgeWorker, handle?: SendHandle) => {
       if (message.type === 'subscribed') {
         slot.subscribed = true;
         this.send(slot, { type: 'welcome' });
@@ -144,14 +156,25 @@ export class EdgeWorkers {
       }
       else if (message.type === 'listening') {
         listened = true;
+        slot.held = 0;
+        this.heldChanged();
         this.options.logger.info({ edgeWorker: slot.index + 1, workerPid: worker.process.pid, port: message.port }, 'edge worker listening');
         start?.listening(message.port);
       } else if (message.type === 'failed') start?.failed(message.message);
       else if (message.type === 'traffic') this.options.onTraffic(message.totals);
+      else if (message.type === 'held') {
+        slot.held = message.count;
+        this.heldChanged();
+      } else if (message.type === 'give') this.give(slot, handle);
       else this.waiting.get(message.seq)?.(message);
     });
     worker.once('exit', (code, signal) => {
       slot.subscribed = false;
+      slot.held = null;
+      this.heldChanged();
+      // those still in this process are closed, not left open unread (the clients see the server go away, and retry)
+      for (const connection of slot.arriving) connection.close();
+      slot.arriving.clear();
       if (slot.worker === worker) slot.worker = undefined;
       if (this.stopping) return;
       if (!listened && start) return start.failed(`exited with ${code ?? signal} before it listened; see its log above`);
@@ -162,6 +185,35 @@ export class EdgeWorkers {
       slot.restartTimer = setTimeout(() => {
         if (!this.stopping) this.fork(slot);
       }, delayMs);
+    });
+  }
+
+  /**
+   * Hands a connection a worker accepted and gave away (see connection-balance.ts) to the
+   * worker holding the fewest, or back to its own when no other listens. The handle is a
+   * bare descriptor, read by no process until a worker serves it, so no byte is lost on the way.
+   */
+  private give(from: Slot, handle: SendHandle | undefined) {
+    if (!handle) return;
+    const connection = handle as unknown as Closable;
+    const to = this.slots[fewestHolding(this.slots.map((slot) => slot.held), from.index) ?? from.index];
+    const worker = to.worker;
+    if (!worker?.isConnected()) return connection.close();
+    to.held = (to.held ?? 0) + 1;
+    to.arriving.add(connection);
+    // this process's copy closes once the worker's is on its way (were it the last, the client would see the connection end)
+    worker.send({ type: 'connection' } satisfies ToEdgeWorker, handle, undefined, () => {
+      if (to.arriving.delete(connection)) connection.close();
+    });
+  }
+
+  /** every listening worker learns what the others hold (once per turn, for all the reports of that turn) */
+  private heldChanged() {
+    if (this.stopping) return;
+    this.heldTold ??= setImmediate(() => {
+      this.heldTold = undefined;
+      const table = this.slots.map((slot) => slot.held);
+      for (const slot of this.slots) if (slot.held !== null) this.send(slot, { type: 'held', table });
     });
   }
 

@@ -72,8 +72,9 @@ export async function acceptThroughCopies(server: Server, logger: Pick<Logger, '
     helper.once('exit', () => (received.length < copies ? done(new Error(`the helper left after ${received.length} of ${copies} copies of the listening socket`)) : undefined));
     helper.send({ copies }, listeningHandleOf(server), undefined, (error) => error && done(error));
   });
-  // noDelay as node:http's own server sets it on the connections it accepts
-  const accepting = handles.map((handle) => new Server({ noDelay: true }, (socket: Socket) => server.emit('connection', socket)).listen(handle as SendHandle));
+  // noDelay as node:http's own server sets it on the connections it accepts; paused as the server's are
+  const pauseOnConnect = (server as Server & { pauseOnConnect?: boolean }).pauseOnConnect ?? false;
+  const accepting = handles.map((handle) => new Server({ noDelay: true, pauseOnConnect }, (socket: Socket) => server.emit('connection', socket)).listen(handle as SendHandle));
   return {
     count: accepting.length,
     close: () => Promise.all(accepting.map((copy) => new Promise<void>((resolve) => copy.close(() => resolve())))).then(() => undefined),

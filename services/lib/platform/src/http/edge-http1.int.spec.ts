@@ -177,6 +177,16 @@ describe("an edge's own HTTP/1.1 reader", () => {
     await c.closed();
   });
 
+  it('answers what a client sent before ending its side, then closes the connection (not at the idle timeout)', async () => {
+    const c = await client(await start());
+    c.socket.end(get('/deb/slow') + get('/deb/a'));
+    const started = Date.now();
+    const answers = await c.responses(2);
+    expect(answers.map((answer) => answer.body)).toEqual(['edge GET /deb/slow auth=-', 'edge GET /deb/a auth=-']);
+    await c.closed();
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it('on closeIdle ends idle connections at once, busy ones after their answer, and new ones after their first', async () => {
     const port = await start();
     const idle = await client(port);

@@ -203,9 +203,10 @@ function statusLine(status: number): string {
 /**
  * Has `server` (node:http, listening as before) give every connection it accepts to the
  * edge's reader first; the connections the edge gives up on go back to node:http, with the
- * bytes read and not answered, and from then on are node:http's alone.
+ * bytes read and not answered, and from then on are node:http's alone. With `accepted`, the
+ * server's new connections go there instead, which gives those it keeps to `take`.
  */
-export function edgeFirst(server: Server, options: Omit<EdgeConnectionsOptions, 'handOff'>): EdgeConnections {
+export function edgeFirst(server: Server, options: Omit<EdgeConnectionsOptions, 'handOff'> & { accepted?(socket: Socket): void }): EdgeConnections {
   const httpConnection = server.listeners('connection')[0] as (socket: Socket) => void;
   server.removeListener('connection', httpConnection);
   const connections = new EdgeConnections({
@@ -216,7 +217,7 @@ export function edgeFirst(server: Server, options: Omit<EdgeConnectionsOptions, 
       if (unread.length) socket.emit('data', unread);
     },
   });
-  server.on('connection', (socket: Socket) => connections.take(socket));
+  server.on('connection', options.accepted ?? ((socket: Socket) => connections.take(socket)));
   return connections;
 }
 
@@ -263,6 +264,8 @@ class EdgeConnection implements EdgeReply {
   /** the answer under way (or the next) is the connection's last */
   private closeAfter = false;
   private ending = false;
+  /** the client ended its side: what it sent is answered, then the connection ends */
+  private clientEnded = false;
   /** next() is on the stack: an answer sent at once lets its loop go on, rather than recursing */
   private reading = false;
   /** reads since the last head was complete */
@@ -281,6 +284,9 @@ class EdgeConnection implements EdgeReply {
     socket.on('timeout', this.onTimeout);
     socket.on('error', this.onError);
     socket.on('close', this.onClose);
+    socket.on('end', this.onEnd);
+    // a server that pauses new connections (pauseOnConnect) leaves them to be read from here
+    socket.resume();
   }
 
   private readonly onData = (chunk: Buffer) => {
@@ -290,6 +296,12 @@ class EdgeConnection implements EdgeReply {
   };
 
   private readonly onTimeout = () => this.socket.destroy();
+  // node:http's server lets a client half-close (allowHalfOpen): without this end, a
+  // connection the client left would wait out the idle timeout in CLOSE-WAIT
+  private readonly onEnd = () => {
+    this.clientEnded = true;
+    if (!this.busy && !this.reading) this.next();
+  };
   // a reset by the client: 'close' follows
   private readonly onError = () => undefined;
   private readonly onClose = () => {
@@ -306,6 +318,8 @@ class EdgeConnection implements EdgeReply {
       this.reading = false;
     }
     if (this.busy && this.unread.length > MAX_QUEUED_BYTES && !this.socket.isPaused()) this.socket.pause();
+    // every whole request the client sent is answered; a partial one never will be
+    if (this.clientEnded && !this.busy && !this.ending && this.open.has(this)) this.end();
   }
 
   private readRequests(): void {
@@ -338,6 +352,7 @@ class EdgeConnection implements EdgeReply {
     this.socket.off('timeout', this.onTimeout);
     this.socket.off('error', this.onError);
     this.socket.off('close', this.onClose);
+    this.socket.off('end', this.onEnd);
     this.socket.setTimeout(0);
     this.open.delete(this);
     const unread = this.unread;
