@@ -10,6 +10,14 @@ import { Counter, Gauge, type Registry } from 'prom-client';
  * than another gives a newly accepted one, unread, to the main process, which hands it to
  * the worker holding the fewest. A connection moves at most once: a worker keeps every
  * connection it is given.
+ *
+ * Every move costs a round trip through two event loops (node's IPC sends one descriptor at
+ * a time, each acknowledged), so moves must be few: a worker decides only on a table that
+ * already holds its own latest count. While the table lags (in a burst), a connection that
+ * would be given away waits unread, counted as this worker's, until the table catches up or
+ * MAX_PARKED_MS pass. Given away at once on stale tables, a burst of 1,000 connections split
+ * evenly by the kernel moved half of them (both workers believed the other idle), and the
+ * last waited 1.2 s for its first answer.
  */
 
 /** a worker gives a connection away only when it holds this many more than the fewest elsewhere … */
@@ -18,12 +26,21 @@ const MIN_SLACK = 2;
 const SLACK_SHARE = 1 / 8;
 /**
  * A worker tells the main process how many connections it holds at once when the count moved
- * by this many since its last report (or by this share of it, when that is more) …
+ * by this many since its last report (or by this share of it, when that is more), or while
+ * connections wait for a decision …
  */
 const REPORT_AT_CHANGE = 2;
 const REPORT_AT_SHARE = 1 / 16;
-/** … and any smaller change after this long: a burst, or a crowd leaving, is known within a turn or two, while a steady trickle of connections costs a message per interval */
+/** … and any smaller change after this long: a steady trickle of connections costs a message per interval */
 const REPORT_INTERVAL_MS = 10;
+/** a connection waits this long at most for the table to catch up; then it is kept */
+const MAX_PARKED_MS = 20;
+
+/** what the main process tells every worker: connections held per slot (null: not listening), and the last report it had from each */
+export interface HeldTable {
+  held: (number | null)[];
+  reports: number[];
+}
 
 /** whether a worker holding `held` connections gives a new one away, when another holds `fewest` */
 export function givesAway(held: number, fewest: number): boolean {
@@ -44,8 +61,8 @@ export function fewestHolding(held: readonly (number | null)[], except: number):
 export interface ConnectionBalanceOptions {
   /** this worker's slot (from 0) in the main process's table */
   slot: number;
-  /** tells the main process how many connections this worker holds */
-  report(held: number): void;
+  /** tells the main process how many connections this worker holds, in its `report`th report */
+  report(held: number, report: number): void;
   /** gives the socket to the main process for another worker; `kept` when that failed */
   giveAway(socket: Socket, kept: () => void): void;
   /** serves a connection this worker keeps */
@@ -55,11 +72,19 @@ export interface ConnectionBalanceOptions {
 
 /** An edge worker's side: which connections it keeps, and what it knows of the others. */
 export class ConnectionBalance {
+  /** connections kept and open */
   private held = 0;
+  /** accepted, unread, waiting for a table that is not behind */
+  private readonly parked: Socket[] = [];
+  private parkTimer?: NodeJS.Timeout;
   /** what the main process last said every worker holds, plus what this one gave each since */
   private table: (number | null)[] = [];
+  /** connections held (and waiting) in this worker's last report, the number of that report, and of the last the table held */
   private reported = 0;
+  private reports = 0;
+  private echoed = 0;
   private reportTimer?: NodeJS.Timeout;
+  private reportSoon?: NodeJS.Immediate;
   private readonly givenAway: Counter;
 
   constructor(private readonly options: ConnectionBalanceOptions) {
@@ -75,14 +100,13 @@ export class ConnectionBalance {
     this.givenAway = new Counter({ name: 'packyard_delivery_edge_connections_given_total', help: 'connections this edge worker accepted and gave to another', registers: [options.registry] });
   }
 
-  /** a connection this worker accepted (not read yet): kept, or given to the worker holding the fewest */
+  /** a connection this worker accepted (not read yet): kept, given to the worker holding the fewest, or held back until the table is current */
   accepted(socket: Socket): void {
-    const fewest = fewestHolding(this.table, this.options.slot);
-    if (fewest !== undefined && givesAway(this.held, this.table[fewest]!)) {
-      this.table[fewest]!++;
-      this.givenAway.inc();
-      this.options.giveAway(socket, () => this.keep(socket));
-    } else this.keep(socket);
+    if (!this.wouldGive(this.held + this.parked.length)) return this.keep(socket);
+    if (this.current && !this.parked.length) return this.give(socket);
+    this.parked.push(socket);
+    this.parkTimer ??= setTimeout(() => this.unpark(false), MAX_PARKED_MS);
+    this.changed();
   }
 
   /** a connection another worker gave this one: always kept */
@@ -90,14 +114,47 @@ export class ConnectionBalance {
     this.keep(socket);
   }
 
-  /** the main process's table: how many connections each worker holds */
-  heard(table: (number | null)[]): void {
-    this.table = table;
+  /** the main process's table */
+  heard({ held, reports }: HeldTable): void {
+    this.table = held;
+    this.echoed = reports[this.options.slot];
+    if (this.current && this.parked.length) this.unpark(true);
+  }
+
+  /** the table holds this worker's count as it is: it has seen every change here, and is as fresh as this worker can know */
+  private get current(): boolean {
+    return this.echoed === this.reports && this.held + this.parked.length === this.reported;
   }
 
   close(): void {
     clearTimeout(this.reportTimer);
-    this.reportTimer = undefined;
+    clearTimeout(this.parkTimer);
+    clearImmediate(this.reportSoon);
+    this.reportTimer = this.parkTimer = this.reportSoon = undefined;
+  }
+
+  /** whether a worker holding `holding` (besides the connection in question) gives it to the worker holding the fewest */
+  private wouldGive(holding: number): boolean {
+    const fewest = fewestHolding(this.table, this.options.slot);
+    return fewest !== undefined && givesAway(holding, this.table[fewest]!);
+  }
+
+  /** decides on every waiting connection, newest first (`mayGive` false: keeps them all) */
+  private unpark(mayGive: boolean) {
+    clearTimeout(this.parkTimer);
+    this.parkTimer = undefined;
+    while (this.parked.length) {
+      const socket = this.parked.pop()!;
+      if (mayGive && this.wouldGive(this.held + this.parked.length)) this.give(socket);
+      else this.keep(socket);
+    }
+  }
+
+  private give(socket: Socket) {
+    this.table[fewestHolding(this.table, this.options.slot)!]!++;
+    this.givenAway.inc();
+    this.changed();
+    this.options.giveAway(socket, () => this.keep(socket));
   }
 
   private keep(socket: Socket) {
@@ -111,13 +168,20 @@ export class ConnectionBalance {
   }
 
   private changed() {
-    if (Math.abs(this.held - this.reported) >= Math.max(REPORT_AT_CHANGE, Math.ceil(this.reported * REPORT_AT_SHARE))) return this.report();
-    this.reportTimer ??= setTimeout(() => this.report(), REPORT_INTERVAL_MS);
+    const holding = this.held + this.parked.length;
+    if (this.parked.length || Math.abs(holding - this.reported) >= Math.max(REPORT_AT_CHANGE, Math.ceil(this.reported * REPORT_AT_SHARE))) {
+      // once per turn: a burst accepted in one turn is one report
+      this.reportSoon ??= setImmediate(() => this.report());
+    } else this.reportTimer ??= setTimeout(() => this.report(), REPORT_INTERVAL_MS);
   }
 
   private report() {
     clearTimeout(this.reportTimer);
-    this.reportTimer = undefined;
-    if (this.held !== this.reported) this.options.report((this.reported = this.held));
+    clearImmediate(this.reportSoon);
+    this.reportTimer = this.reportSoon = undefined;
+    const holding = this.held + this.parked.length;
+    if (holding === this.reported) return;
+    this.reported = holding;
+    this.options.report(holding, ++this.reports);
   }
 }

@@ -31,20 +31,27 @@ describe('fewestHolding', () => {
 describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
   let served: Socket[];
   let givenAway: Socket[];
-  let reports: number[];
+  /** [held, report number] as told to the main process */
+  let reports: [number, number][];
   let balance: ConnectionBalance;
+  /** the main process cannot take a connection (its channel is gone) */
+  let refused: boolean;
   const socket = () => new EventEmitter() as unknown as Socket;
+  /** the main process's table: the other worker holds `other`; `current`: it holds this worker's last report */
+  const table = (other: number, current = true) => ({ held: [0, other], reports: [current ? (reports.at(-1)?.[1] ?? 0) : -1, 0] });
+  const turn = () => vi.advanceTimersByTime(1);
 
   beforeEach(() => {
     vi.useFakeTimers();
     served = [];
     givenAway = [];
     reports = [];
+    refused = false;
     balance = new ConnectionBalance({
       slot: 0,
       registry: new Registry(),
-      report: (held) => reports.push(held),
-      giveAway: (connection) => void givenAway.push(connection),
+      report: (held, report) => reports.push([held, report]),
+      giveAway: (connection, kept) => (refused ? kept() : void givenAway.push(connection)),
       serve: (connection) => void served.push(connection),
     });
   });
@@ -60,41 +67,71 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
     expect(givenAway).toHaveLength(0);
   });
 
-  it('gives connections away once it holds the slack more than the other, and counts them as the other\'s', () => {
-    balance.heard([0, 0]);
-    for (let i = 0; i < 10; i++) balance.accepted(socket());
-    // kept 2, then every other one: its estimate of the other grows with each it gives
-    expect(served).toHaveLength(6);
-    expect(givenAway).toHaveLength(4);
+  it('given a table that holds its own count, gives a connection away at once when it holds the slack more than the other', () => {
+    balance.heard(table(0));
+    balance.accepted(socket());
+    balance.accepted(socket());
+    turn();
+    balance.heard(table(0));
+    balance.accepted(socket());
+    expect([served.length, givenAway.length]).toEqual([2, 1]);
+  });
+
+  it('in a burst, holds the connections it would give away unread until a table holds its count, then evens out', () => {
+    balance.heard(table(0));
+    for (let i = 0; i < 20; i++) balance.accepted(socket());
+    expect([served.length, givenAway.length]).toEqual([2, 0]);
+    turn();
+    // the ones waiting count as its own
+    expect(reports.at(-1)![0]).toBe(20);
+    // the other worker took connections of the same burst meanwhile
+    balance.heard(table(9));
+    // 20 here and 9 there: five move, until the two are within the slack (15 against 14)
+    expect([served.length, givenAway.length]).toEqual([15, 5]);
+  });
+
+  it('keeps the connections it held back when no table holding its count comes in time', () => {
+    balance.heard(table(0));
+    for (let i = 0; i < 8; i++) balance.accepted(socket());
+    turn();
+    balance.heard(table(0, false));
+    expect(served).toHaveLength(2);
+    vi.advanceTimersByTime(20);
+    expect([served.length, givenAway.length]).toEqual([8, 0]);
   });
 
   it('keeps a connection the main process could not take', () => {
-    const failing = new ConnectionBalance({ slot: 0, registry: new Registry(), report: () => undefined, giveAway: (_connection, kept) => kept(), serve: (connection) => void served.push(connection) });
-    failing.heard([0, 0]);
-    for (let i = 0; i < 4; i++) failing.accepted(socket());
-    expect(served).toHaveLength(4);
-    failing.close();
+    refused = true;
+    balance.heard(table(0));
+    balance.accepted(socket());
+    balance.accepted(socket());
+    turn();
+    balance.heard(table(0));
+    balance.accepted(socket());
+    expect([served.length, givenAway.length]).toEqual([3, 0]);
   });
 
   it('always keeps a connection another worker gave it, however many it holds', () => {
-    balance.heard([0, 0]);
+    balance.heard(table(0));
     for (let i = 0; i < 5; i++) balance.given(socket());
     expect(served).toHaveLength(5);
     expect(givenAway).toHaveLength(0);
   });
 
-  it('reports a change of two at once, a smaller one after the interval, and a closed connection as one fewer', () => {
+  it('reports a change of two on the next turn, a smaller one after the interval, and a closed connection as one fewer', () => {
     const first = socket();
     balance.accepted(first);
+    balance.accepted(socket());
     expect(reports).toEqual([]);
+    turn();
+    expect(reports).toEqual([[2, 1]]);
     balance.accepted(socket());
-    expect(reports).toEqual([2]);
-    balance.accepted(socket());
-    expect(reports).toEqual([2]);
+    turn();
+    expect(reports).toEqual([[2, 1]]);
     vi.advanceTimersByTime(10);
-    expect(reports).toEqual([2, 3]);
+    expect(reports).toEqual([[2, 1], [3, 2]]);
     (first as unknown as EventEmitter).emit('close');
     vi.advanceTimersByTime(10);
-    expect(reports).toEqual([2, 3, 2]);
+    expect(reports).toEqual([[2, 1], [3, 2], [2, 3]]);
   });
 });

@@ -1,5 +1,6 @@
 import type { MetricsSnapshot } from '@packyard/platform';
 import type { TrafficTotalsSnapshot } from '../accounting/traffic-accounting';
+import type { HeldTable } from './connection-balance';
 
 /** what the delivery module tells its edge workers over the IPC channel */
 export type ToEdgeWorker =
@@ -13,8 +14,8 @@ export type ToEdgeWorker =
   | { type: 'revoke'; tokenId: string }
   /** a scrape of /metrics: answer `metrics` with this process's registry */
   | { type: 'metrics'; seq: number }
-  /** how many connections each worker holds, by slot (null: not listening) */
-  | { type: 'held'; table: (number | null)[] }
+  /** how many connections each worker holds */
+  | { type: 'held'; table: HeldTable }
   /** sent with a connection another worker accepted and gave away (not read yet): serve it */
   | { type: 'connection' };
 
@@ -32,8 +33,8 @@ export type FromEdgeWorker =
   | { type: 'metrics'; seq: number; metrics: MetricsSnapshot }
   /** what it served since its last report, for the delivery module's traffic events */
   | { type: 'traffic'; totals: TrafficTotalsSnapshot }
-  /** how many connections it holds now */
-  | { type: 'held'; count: number }
+  /** how many connections it holds now, in its `report`th report */
+  | { type: 'held'; count: number; report: number }
   /** sent with a connection it accepted and does not keep (not read yet): give it to the worker holding the fewest */
   | { type: 'give' };
 

@@ -185,7 +185,7 @@ export async function runEdgeWorker(): Promise<void> {
   balance = new ConnectionBalance({
     slot: Number(slot) - 1,
     registry,
-    report: (count) => send({ type: 'held', count }),
+    report: (count, report) => send({ type: 'held', count, report }),
     giveAway(socket, kept) {
       const descriptor = (socket as unknown as { _handle?: SendHandle })._handle;
       if (!descriptor || !process.connected) return kept();

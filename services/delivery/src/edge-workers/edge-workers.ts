@@ -39,6 +39,8 @@ interface Slot {
   subscribed: boolean;
   /** connections it holds (its last report, plus those given to it since); null while it does not listen */
   held: number | null;
+  /** the number of its last report of them */
+  reports: number;
   /** connections on their way to it: node's IPC holds a handle back until the one before is acknowledged */
   arriving: Set<Closable>;
   startedAt: number;
@@ -73,7 +75,7 @@ export class EdgeWorkers {
   private heldTold?: NodeJS.Immediate;
 
   constructor(private readonly options: EdgeWorkersOptions) {
-    this.slots = Array.from({ length: options.count }, (_, index) => ({ index, ready: false, subscribed: false, held: null, arriving: new Set(), startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS }));
+    this.slots = Array.from({ length: options.count }, (_, index) => ({ index, ready: false, subscribed: false, held: null, reports: 0, arriving: new Set(), startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS }));
   }
 
   /** forks every worker, which loads its catalogue meanwhile (while this process starts its modules) */
@@ -157,6 +159,7 @@ export class EdgeWorkers {
       else if (message.type === 'listening') {
         listened = true;
         slot.held = 0;
+        slot.reports = 0;
         this.heldChanged();
         this.options.logger.info({ edgeWorker: slot.index + 1, workerPid: worker.process.pid, port: message.port }, 'edge worker listening');
         start?.listening(message.port);
@@ -164,6 +167,7 @@ export class EdgeWorkers {
       else if (message.type === 'traffic') this.options.onTraffic(message.totals);
       else if (message.type === 'held') {
         slot.held = message.count;
+        slot.reports = message.report;
         this.heldChanged();
       } else if (message.type === 'give') this.give(slot, handle);
       else this.waiting.get(message.seq)?.(message);
@@ -212,7 +216,7 @@ export class EdgeWorkers {
     if (this.stopping) return;
     this.heldTold ??= setImmediate(() => {
       this.heldTold = undefined;
-      const table = this.slots.map((slot) => slot.held);
+      const table = { held: this.slots.map((slot) => slot.held), reports: this.slots.map((slot) => slot.reports) };
       for (const slot of this.slots) if (slot.held !== null) this.send(slot, { type: 'held', table });
     });
   }
