@@ -61,8 +61,9 @@ export interface EdgeWorkersOptions {
  * Edge worker processes (node:cluster) serving the public port beside the modules of this
  * process. Scheduling is SCHED_NONE: this process only binds the port and hands the socket
  * to the workers, which all accept on it; the kernel gives a connection to whichever
- * accepts first, so this process, busy with publishing, is never on the accept path. A
- * worker that dies is restarted; `stop` ends them all.
+ * accepts first, so this process, busy with publishing, is never on the accept path. It
+ * only passes on the connections a worker holding too many gives away (connection-balance.ts).
+ * A worker that dies is restarted; `stop` ends them all.
  */
 export class EdgeWorkers {
   private readonly slots: Slot[];
