@@ -63,6 +63,8 @@ export class PublishedCatalog {
   /** per repository, the loads and rebuilds in turn */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly manifests: PublicationManifests;
+  /** checks for a newer generation under way (see catchUp): every miss meanwhile shares one */
+  private readonly catchingUp = new Map<string, Promise<void>>();
   private readonly generationWaiters = new Map<string, Set<{ wanted: ReadonlyMap<string, number>; resolve: (served: boolean) => void }>>();
 
   constructor(
@@ -160,6 +162,30 @@ export class PublishedCatalog {
       const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
       waiters.add(waiter);
     });
+  }
+
+  /**
+   * After a request for a file this replica does not serve: the repository as it is once a
+   * generation newer than the one loaded, if the read model has one, is loaded too. Edge
+   * workers (and a cluster's replicas) are told of a publication each in its own time, and a
+   * client that read the new InRelease or repomd.xml from one may ask another for the files
+   * it names before that one has rebuilt: dnf and apt spread their requests over several
+   * connections. One read of the repository's publication records, shared by the misses
+   * meanwhile and in turn with the rebuilds; a file that is simply not there costs that.
+   */
+  async catchUp(repositoryId: string): Promise<ServedRepository | undefined> {
+    let checking = this.catchingUp.get(repositoryId);
+    if (!checking) {
+      checking = this.inTurn(repositoryId, async () => {
+        const served = this.loaded.get(repositoryId);
+        if (!served) return;
+        const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
+        if (readableGenerations(publications).some((publication) => publication.generation > (served.generations.get(publication.distribution) ?? -1))) await this.rebuild(repositoryId);
+      }).finally(() => this.catchingUp.delete(repositoryId));
+      this.catchingUp.set(repositoryId, checking);
+    }
+    await checking;
+    return this.loaded.get(repositoryId);
   }
 
   /** the distributions of a repository whose published index holds packages (none while it is unknown) */

@@ -43,14 +43,15 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
   const registry = new Registry();
   const validations: string[] = [];
 
-  const project = async (type: string, data: unknown) => {
+  /** the projection handles the event; `refresh: false` leaves the catalogue untold, as an edge worker before its refresh message */
+  const project = async (type: string, data: unknown, { refresh = true } = {}) => {
     position += 1;
     const changes: CatalogChange[] = [];
     await deliveryProjection((change) => void changes.push(change)).handle(
       { id: `e${position}`, stream: inboxStream('repository', `m${position}`), type, data, version: 1, position, recordedAt: new Date().toISOString() },
       readModels,
     );
-    for (const change of changes) if (change.kind === 'repository') await catalog.refresh(change.repositoryId);
+    if (refresh) for (const change of changes) if (change.kind === 'repository') await catalog.refresh(change.repositoryId);
   };
 
   const put = async (path: string, bytes: Buffer, isPackage = false): Promise<IndexFile> => {
@@ -326,6 +327,28 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
     expect(metrics).toMatch(/packyard_delivery_requests_total\{kind="metadata",status="200"\} [1-9]/);
     expect(metrics).toMatch(/packyard_delivery_requests_total\{kind="none",status="401"\} [1-9]/);
     expect(metrics).toMatch(/packyard_delivery_bytes_total [1-9]/);
+  });
+
+  it('serves a file of a generation it has not been told of yet, when the signed index another process serves names it', async () => {
+    const other = async (generation: number) => {
+      const packagesFile = await put('dists/bookworm/main/binary-amd64/Packages', Buffer.from(`Package: other\nVersion: ${generation}\n`));
+      const files = [await put('dists/bookworm/InRelease', inRelease(generation)), { ...packagesFile, path: `dists/bookworm/main/binary-amd64/by-hash/SHA256/${packagesFile.sha256}` }];
+      return { published: { ...(await publication(generation, files, [generation - 1].filter((g) => g > 0))), repositoryId: 'r2', repositoryName: 'other' }, byHash: files[1].path };
+    };
+    const otherBase = base.replace('/tools/', '/other/');
+    const fetchOther = (path: string) => fetch(`${otherBase}/${path}`, { headers: { authorization: basic(OTHER_REPO_TOKEN) } });
+    const first = await other(1);
+    await project('IndexPublished', first.published);
+    expect(await (await fetchOther('dists/bookworm/InRelease')).text()).toBe(inRelease(1).toString());
+
+    // another edge worker (or replica) already serves generation 2's InRelease; this one's refresh is on its way
+    const second = await other(2);
+    await project('IndexPublished', second.published, { refresh: false });
+    const late = await fetchOther(second.byHash);
+    expect(late.status).toBe(200);
+    expect(await late.text()).toBe('Package: other\nVersion: 2\n');
+    expect(await (await fetchOther('dists/bookworm/InRelease')).text()).toBe(inRelease(2).toString());
+    expect((await fetchOther(`dists/bookworm/main/binary-amd64/by-hash/SHA256/${'0'.repeat(64)}`)).status).toBe(404);
   });
 
   it('serves the public keys a generation published, without asking the signing module', async () => {

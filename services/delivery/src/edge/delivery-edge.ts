@@ -159,7 +159,22 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
   function authorised(request: EdgeRequest, reply: EdgeReply, path: string, repository: ServedRepository | undefined, verdict: TokenVerdict) {
     if (!repository || !grantsRead(verdict, repository.record)) return refuse(reply, 401);
     const file = repository.files.get(path);
-    if (!file) return refuse(reply, 404);
+    if (file) return serve(request, reply, repository, verdict, file);
+    // perhaps named by a generation this process has not loaded yet (see PublishedCatalog.catchUp)
+    catalog.catchUp(repository.record.id).then(
+      (current) => {
+        const late = current?.files.get(path);
+        if (current && late && grantsRead(verdict, current.record)) serve(request, reply, current, verdict, late);
+        else refuse(reply, 404);
+      },
+      (error) => {
+        logger.error({ err: error, repositoryId: repository.record.id }, 'loading a newer generation failed');
+        refuse(reply, 404);
+      },
+    );
+  }
+
+  function serve(request: EdgeRequest, reply: EdgeReply, repository: ServedRepository, verdict: TokenVerdict, file: ServedFile) {
     const kind: FileKind = file.isPackage ? 'package' : 'metadata';
     const bytes = send(request, reply, file, kind);
     const now = Date.now();
