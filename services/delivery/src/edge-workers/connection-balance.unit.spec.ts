@@ -40,6 +40,15 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
   /** the main process's table: the other worker holds `other`; `current`: it holds this worker's last report */
   const table = (other: number, current = true) => ({ held: [0, other], reports: [current ? (reports.at(-1)?.[1] ?? 0) : -1, 0] });
   const turn = () => vi.advanceTimersByTime(1);
+  /** keeps two while the other holds none, hears a table holding its count of them, then accepts a third */
+  const acceptThirdOnCurrentTable = () => {
+    balance.heard(table(0));
+    balance.accepted(socket());
+    balance.accepted(socket());
+    turn();
+    balance.heard(table(0));
+    balance.accepted(socket());
+  };
 
   beforeEach(() => {
     vi.useFakeTimers();
@@ -68,12 +77,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
   });
 
   it('given a table that holds its own count, gives a connection away at once when it holds the slack more than the other', () => {
-    balance.heard(table(0));
-    balance.accepted(socket());
-    balance.accepted(socket());
-    turn();
-    balance.heard(table(0));
-    balance.accepted(socket());
+    acceptThirdOnCurrentTable();
     expect([served.length, givenAway.length]).toEqual([2, 1]);
   });
 
@@ -102,12 +106,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
 
   it('keeps a connection the main process could not take', () => {
     refused = true;
-    balance.heard(table(0));
-    balance.accepted(socket());
-    balance.accepted(socket());
-    turn();
-    balance.heard(table(0));
-    balance.accepted(socket());
+    acceptThirdOnCurrentTable();
     expect([served.length, givenAway.length]).toEqual([3, 0]);
   });
 
