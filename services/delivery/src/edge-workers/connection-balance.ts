@@ -15,7 +15,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
  * a time, each acknowledged), so moves must be few: a worker decides only on a table that
  * already holds its own latest count. While the table lags (in a burst), a connection that
  * would be given away waits unread, counted as this worker's, until the table catches up or
- * MAX_PARKED_MS pass. Given away at once on stale tables, a burst of 1,000 connections split
+ * its time (below) runs out. Given away at once on stale tables, a burst of 1,000 connections split
  * evenly by the kernel moved half of them (both workers believed the other idle), and the
  * last waited 1.2 s for its first answer.
  */
@@ -33,8 +33,16 @@ const REPORT_AT_CHANGE = 2;
 const REPORT_AT_SHARE = 1 / 16;
 /** … and any smaller change after this long: a steady trickle of connections costs a message per interval */
 const REPORT_INTERVAL_MS = 10;
-/** a connection waits this long at most for the table to catch up; then it is kept */
-const MAX_PARKED_MS = 20;
+/**
+ * A connection waits for the table to catch up at most twice the slowest recent round trip of
+ * a report (the main process and this worker share the machine's cores with everything else),
+ * but no less than MIN_PARKED_MS and no more than MAX_PARKED_MS; then it is kept. A fixed 20 ms
+ * ran out on a loaded machine before a burst's table came back, and a worker kept 62 of 64.
+ */
+const MIN_PARKED_MS = 20;
+const MAX_PARKED_MS = 200;
+/** how much of the slowest round trip is remembered at each new one: a slow spell is forgotten over some twenty reports */
+const ROUND_TRIP_MEMORY = 0.9;
 
 /** what the main process tells every worker: connections held per slot (null: not listening), and the last report it had from each */
 export interface HeldTable {
@@ -85,7 +93,11 @@ export class ConnectionBalance {
   private echoed = 0;
   private reportTimer?: NodeJS.Timeout;
   private reportSoon?: NodeJS.Immediate;
+  /** when the last report went out, and the slowest recent report → table round trip (ms) */
+  private reportedAt = 0;
+  private slowestRoundTrip = 0;
   private readonly givenAway: Counter;
+  private readonly keptUnbalanced: Counter;
 
   constructor(private readonly options: ConnectionBalanceOptions) {
     const heldNow = () => this.held;
@@ -98,6 +110,11 @@ export class ConnectionBalance {
       },
     });
     this.givenAway = new Counter({ name: 'packyard_delivery_edge_connections_given_total', help: 'connections this edge worker accepted and gave to another', registers: [options.registry] });
+    this.keptUnbalanced = new Counter({
+      name: 'packyard_delivery_edge_connections_kept_unbalanced_total',
+      help: 'connections this edge worker would have given to another but kept, because the main process did not answer its report in time',
+      registers: [options.registry],
+    });
   }
 
   /** a connection this worker accepted (not read yet): kept, given to the worker holding the fewest, or held back until the table is current */
@@ -105,7 +122,7 @@ export class ConnectionBalance {
     if (!this.wouldGive(this.held + this.parked.length)) return this.keep(socket);
     if (this.current && !this.parked.length) return this.give(socket);
     this.parked.push(socket);
-    this.parkTimer ??= setTimeout(() => this.unpark(false), MAX_PARKED_MS);
+    this.startParkTimer();
     this.changed();
   }
 
@@ -117,8 +134,11 @@ export class ConnectionBalance {
   /** the main process's table */
   heard({ held, reports }: HeldTable): void {
     this.table = held;
+    if (reports[this.options.slot] === this.reports && this.echoed !== this.reports) {
+      this.slowestRoundTrip = Math.max(performance.now() - this.reportedAt, this.slowestRoundTrip * ROUND_TRIP_MEMORY);
+    }
     this.echoed = reports[this.options.slot];
-    if (this.current && this.parked.length) this.unpark(true);
+    if (this.current && this.parked.length) this.decideParked();
   }
 
   /** the table holds this worker's count as it is: it has seen every change here, and is as fresh as this worker can know */
@@ -139,15 +159,44 @@ export class ConnectionBalance {
     return fewest !== undefined && givesAway(holding, this.table[fewest]!);
   }
 
-  /** decides on every waiting connection, newest first (`mayGive` false: keeps them all) */
-  private unpark(mayGive: boolean) {
+  /**
+   * On a table that holds this worker's count: keeps the waiting connections it holds in any
+   * case, gives half of the rest away, and holds the other half back for the next table. That
+   * table may be behind on the other workers (in a burst they accept at the same time, their
+   * reports on the way), so each table moves half of what it shows, and the next shows where
+   * that half landed. Giving all at once on a table of [36, 6] left a burst at 22/44 (the other
+   * worker had taken 30 meanwhile).
+   */
+  private decideParked() {
+    this.stopParkTimer();
+    const table = [...this.table];
+    let movable = 0;
+    while (movable < this.parked.length) {
+      const fewest = fewestHolding(table, this.options.slot);
+      if (fewest === undefined || !givesAway(this.held + this.parked.length - movable - 1, table[fewest]!)) break;
+      table[fewest]!++;
+      movable++;
+    }
+    // the longest waiting are served first
+    for (const socket of this.parked.splice(0, this.parked.length - movable)) this.keep(socket);
+    for (const socket of this.parked.splice(0, Math.ceil(movable / 2))) this.give(socket);
+    if (this.parked.length) this.startParkTimer();
+  }
+
+  /** keeps every waiting connection: no table holding this worker's count came in time */
+  private keepParked() {
+    this.stopParkTimer();
+    this.keptUnbalanced.inc(this.parked.length);
+    for (const socket of this.parked.splice(0)) this.keep(socket);
+  }
+
+  private startParkTimer() {
+    this.parkTimer ??= setTimeout(() => this.keepParked(), Math.min(MAX_PARKED_MS, Math.max(MIN_PARKED_MS, 2 * this.slowestRoundTrip)));
+  }
+
+  private stopParkTimer() {
     clearTimeout(this.parkTimer);
     this.parkTimer = undefined;
-    while (this.parked.length) {
-      const socket = this.parked.pop()!;
-      if (mayGive && this.wouldGive(this.held + this.parked.length)) this.give(socket);
-      else this.keep(socket);
-    }
   }
 
   private give(socket: Socket) {
@@ -182,6 +231,7 @@ export class ConnectionBalance {
     const holding = this.held + this.parked.length;
     if (holding === this.reported) return;
     this.reported = holding;
+    this.reportedAt = performance.now();
     this.options.report(holding, ++this.reports);
   }
 }

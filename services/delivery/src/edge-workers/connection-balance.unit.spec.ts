@@ -34,6 +34,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
   /** [held, report number] as told to the main process */
   let reports: [number, number][];
   let balance: ConnectionBalance;
+  let registry: Registry;
   /** the main process cannot take a connection (its channel is gone) */
   let refused: boolean;
   const socket = () => new EventEmitter() as unknown as Socket;
@@ -56,9 +57,10 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
     givenAway = [];
     reports = [];
     refused = false;
+    registry = new Registry();
     balance = new ConnectionBalance({
       slot: 0,
-      registry: new Registry(),
+      registry,
       report: (held, report) => reports.push([held, report]),
       giveAway: (connection, kept) => (refused ? kept() : void givenAway.push(connection)),
       serve: (connection) => void served.push(connection),
@@ -81,7 +83,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
     expect([served.length, givenAway.length]).toEqual([2, 1]);
   });
 
-  it('in a burst, holds the connections it would give away unread until a table holds its count, then evens out', () => {
+  it('in a burst, holds the connections it would give away unread until a table holds its count, then moves half of what that table shows per table', () => {
     balance.heard(table(0));
     for (let i = 0; i < 20; i++) balance.accepted(socket());
     expect([served.length, givenAway.length]).toEqual([2, 0]);
@@ -90,11 +92,30 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
     expect(reports.at(-1)![0]).toBe(20);
     // the other worker took connections of the same burst meanwhile
     balance.heard(table(9));
-    // 20 here and 9 there: five move, until the two are within the slack (15 against 14)
+    // 20 here and 9 there: five would even them out (15 against 14); three move, two wait for the next table
+    expect([served.length, givenAway.length]).toEqual([15, 3]);
+    turn();
+    expect(reports.at(-1)![0]).toBe(17);
+    balance.heard(table(12));
+    turn();
+    balance.heard(table(13));
     expect([served.length, givenAway.length]).toEqual([15, 5]);
   });
 
-  it('keeps the connections it held back when no table holding its count comes in time', () => {
+  it('keeps what is left waiting when the next table shows the other worker took more of the burst than the last one said', () => {
+    balance.heard(table(0));
+    for (let i = 0; i < 36; i++) balance.accepted(socket());
+    turn();
+    // the other worker's report of its own 30 is still on its way
+    balance.heard(table(6));
+    expect([served.length, givenAway.length]).toEqual([22, 7]);
+    turn();
+    balance.heard(table(37));
+    // 29 here, 37 there: given all at once on the first table, it would be 22 against 44
+    expect([served.length, givenAway.length]).toEqual([29, 7]);
+  });
+
+  it('keeps the connections it held back when no table holding its count comes in time, and counts them', async () => {
     balance.heard(table(0));
     for (let i = 0; i < 8; i++) balance.accepted(socket());
     turn();
@@ -102,6 +123,37 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
     expect(served).toHaveLength(2);
     vi.advanceTimersByTime(20);
     expect([served.length, givenAway.length]).toEqual([8, 0]);
+    expect(await registry.getSingleMetricAsString('packyard_delivery_edge_connections_kept_unbalanced_total')).toMatch(/ 6$/m);
+  });
+
+  it('waits twice as long as the slowest recent round trip of a report, up to 200 ms', () => {
+    balance.heard(table(0));
+    balance.accepted(socket());
+    balance.accepted(socket());
+    turn();
+    // the main process took 60 ms to answer
+    vi.advanceTimersByTime(60);
+    balance.heard(table(10));
+    for (let i = 0; i < 16; i++) balance.accepted(socket());
+    turn();
+    vi.advanceTimersByTime(110);
+    expect([served.length, givenAway.length]).toEqual([12, 0]);
+    balance.heard(table(10));
+    expect([served.length, givenAway.length]).toEqual([15, 2]);
+  });
+
+  it('waits 200 ms at most, however slow the main process was to answer', () => {
+    balance.heard(table(0));
+    balance.accepted(socket());
+    balance.accepted(socket());
+    turn();
+    vi.advanceTimersByTime(1000);
+    balance.heard(table(20));
+    for (let i = 0; i < 22; i++) balance.accepted(socket());
+    vi.advanceTimersByTime(199);
+    expect(served).toHaveLength(23);
+    vi.advanceTimersByTime(1);
+    expect([served.length, givenAway.length]).toEqual([24, 0]);
   });
 
   it('keeps a connection the main process could not take', () => {

@@ -73,6 +73,12 @@ async function connectionsHeld(): Promise<Map<string, number>> {
   return new Map([...text.matchAll(/^packyard_delivery_edge_connections\{edge_worker="(\d+)"\} (\d+)$/gm)].map((match) => [match[1], Number(match[2])]));
 }
 
+/** connections the workers would have given away but kept, the main process not answering in time */
+async function keptUnbalanced(): Promise<number> {
+  const text = await (await fetch(packyard.metricsUrl)).text();
+  return [...text.matchAll(/^packyard_delivery_edge_connections_kept_unbalanced_total\{[^}]*\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
 /** opens `count` connections at once, each sending one GET of `path` right away; resolves with each one's first answer, the sockets left open */
 async function burst(count: number, path: string, authorization: string): Promise<{ sockets: Socket[]; answers: string[] }> {
   const { hostname, port } = new URL(packyard.url);
@@ -219,10 +225,15 @@ describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
   it('spreads a burst of new connections evenly over the workers, and every connection moved gets its answer', async () => {
     const path = `${new URL(repositoryUrl).pathname}/debian/dists/bookworm/InRelease`;
     const total = (counts: Map<string, number>) => (counts.get('1') ?? 0) + (counts.get('2') ?? 0);
+    // the balance needs the main process to answer a worker's report while the burst waits: on a
+    // loaded machine it sometimes does not, and the worker keeps what it accepted (the counter
+    // says so). Those bursts are not the balance's to judge; five that got their answers are
     const imbalances: number[] = [];
-    for (let round = 0; round < 5; round++) {
+    const unanswered: string[] = [];
+    for (let round = 0; imbalances.length < 5 && round < 15; round++) {
       // connections other clients left open (a kept-alive one that closes later is the test's slack)
       const before = total(await connectionsHeld());
+      const keptBefore = await keptUnbalanced();
       // 64 at once, as wrk opens them: the kernel alone put 63/1 or 10/54 on the two workers
       const { sockets, answers } = await burst(64, path, token.authorization);
       try {
@@ -231,16 +242,19 @@ describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
           const counts = await connectionsHeld();
           return total(counts) === before + 64 ? counts : undefined;
         }, { timeoutMs: 5_000, intervalMs: 20 });
-        console.log(`64 connections at once: worker 1 holds ${held.get('1')}, worker 2 ${held.get('2')}`);
-        imbalances.push(Math.abs(held.get('1')! - held.get('2')!));
+        const kept = (await keptUnbalanced()) - keptBefore;
+        console.log(`64 connections at once: worker 1 holds ${held.get('1')}, worker 2 ${held.get('2')}${kept ? ` (${kept} kept unanswered)` : ''}`);
+        if (kept) unanswered.push(`${held.get('1')}/${held.get('2')}`);
+        else imbalances.push(Math.abs(held.get('1')! - held.get('2')!));
       } finally {
         for (const socket of sockets) socket.destroy();
       }
       await waitFor('the burst closed', async () => (total(await connectionsHeld()) <= before ? true : undefined), { timeoutMs: 5_000, intervalMs: 20 });
     }
+    expect(imbalances.length, `bursts the main process did not answer in time: ${unanswered.join(', ')}`).toBe(5);
     // at 32 each the balance's slack is 4 (connection-balance.ts), and a table may be behind on the other worker: 0-10
     // apart, now and then more. The kernel alone left them 16-62 apart (34 on average, six bursts)
-    expect(imbalances.reduce((sum, imbalance) => sum + imbalance, 0) / imbalances.length).toBeLessThanOrEqual(8);
+    expect(imbalances.reduce((sum, imbalance) => sum + imbalance, 0) / imbalances.length, `apart: ${imbalances.join(', ')}`).toBeLessThanOrEqual(8);
   });
 
   it('restarts a worker killed with SIGKILL; clients that retry a broken connection see no error', async () => {
