@@ -56,7 +56,7 @@ describe('publishing a distribution of many packages', () => {
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(full.manifest!.sha256);
     const files = PublicationManifest.decode(bytes).files;
     expect(files.filter((file) => file.package)).toHaveLength(PACKAGES);
-    expect(files.map((file) => file.path)).toEqual(expect.arrayContaining(['dists/noble/InRelease', 'dists/noble/main/binary-amd64/Packages.xz', 'pool/main/r/rig-package-7/ubuntu/noble/rig-package-7_1.0-1_amd64.deb']));
+    expect(files.map((file) => file.path)).toEqual(expect.arrayContaining(['dists/noble/InRelease', 'dists/noble/main/binary-amd64/Packages.gz', 'pool/main/r/rig-package-7/ubuntu/noble/rig-package-7_1.0-1_amd64.deb']));
   });
 
   it('keeps every event of the repository module small, whatever the package count', async () => {

@@ -78,6 +78,13 @@ describe('buildPackagesIndex', () => {
     }
   });
 
+  it('by default writes Packages.xz for an index of some hundred packages, not for one of a few hundred (where it would slow every publication)', async () => {
+    const many = (count: number) => Array.from({ length: count }, (_, index) => ({ key: String(index), text: packagesStanza(entry(`package-${index}`, 'amd64')) }));
+    const paths = async (count: number) => (await buildPackagesIndex(many(count), { component: 'main', architecture: 'amd64' })).files.map((file) => file.path);
+    expect(await paths(100)).toContain('main/binary-amd64/Packages.xz');
+    expect(await paths(400)).toEqual(['main/binary-amd64/Packages', 'main/binary-amd64/Packages.gz']);
+  });
+
   it('leaves Packages.xz out above the size threshold', async () => {
     const { files } = await buildPackagesIndex(pieces, { component: 'main', architecture: 'amd64', xzMaxPlainBytes: 10 });
     expect(files.map((file) => file.path)).toEqual(['main/binary-amd64/Packages', 'main/binary-amd64/Packages.gz']);
