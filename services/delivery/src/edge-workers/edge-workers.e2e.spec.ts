@@ -227,7 +227,7 @@ describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
     const total = (counts: Map<string, number>) => (counts.get('1') ?? 0) + (counts.get('2') ?? 0);
     // the balance needs the main process to answer a worker's report while the burst waits: on a
     // loaded machine it sometimes does not, and the worker keeps what it accepted (the counter
-    // says so). Those bursts are not the balance's to judge; five that got their answers are
+    // says so). Those bursts are set aside: the test judges five whose reports were answered
     const imbalances: number[] = [];
     const unanswered: string[] = [];
     for (let round = 0; imbalances.length < 5 && round < 15; round++) {
