@@ -68,28 +68,28 @@ export class GenerationWorkflow {
     const built = await buildGeneration(repository, target, packages, this.entries, date, applying, this.options.build);
 
     // phase 1: every metadata file is stored before anything points at it; the signing
-    // module signs those very bytes meanwhile (its signatures are recorded only in phase 2)
+    // module signs those very bytes meanwhile. Nothing is recorded unless both succeed
     const [metadata, signatures] = await Promise.all([
       Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
       this.sign(repository, built),
     ]);
-    // phase 2's signatures are stored while phase 1 is recorded: nothing points at them before RecordSigned
-    const [{ lastGeneration: generation }, signed] = await allSettledOrThrow([
-      this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, target, files: metadata, now: date.toISOString() }),
-      Promise.all(signatures.map(({ path, bytes }) => this.store(repository.id, path, bytes))),
-    ]);
-
-    // phase 2: the signatures over exactly the stored bytes, recorded while the manifest of
-    // phase 3 is stored (nothing points at it before Publish)
+    // while phase 1 is recorded, the signatures and the manifest (which names every file by
+    // its content address) are stored: nothing points at a signature before phase 2 records
+    // it, nor at the manifest before phase 3 publishes it
+    const signed = signatures.map(({ path, bytes }) => addressed(repository.id, path, bytes.length, sha256Of(bytes)));
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
     const pool = this.poolEntries.of(built.pool);
-    const [, manifest] = await allSettledOrThrow([
-      this.decide(stream, fence, {
-        type: 'RecordSigned', repositoryId: repository.id, target, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
-      }),
+    const [{ lastGeneration: generation }, , manifest] = await allSettledOrThrow([
+      this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, target, files: metadata, now: date.toISOString() }),
+      Promise.all(signatures.map(({ path, bytes }, index) => this.store(repository.id, path, bytes, signed[index].sha256))),
       this.keyFiles(repository.id).then((keyFiles) => this.storeManifest(repository.id, [...metadata, ...signed, ...aliases], pool, keyFiles)),
     ]);
+
+    // phase 2: the signatures over exactly the stored bytes
+    await this.decide(stream, fence, {
+      type: 'RecordSigned', repositoryId: repository.id, target, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
+    });
 
     // phase 3: one event makes the generation current; it names the manifest of its files
     await this.decide(stream, fence, {
@@ -145,15 +145,16 @@ export class GenerationWorkflow {
     return result.state;
   }
 
-  /** `sha256` when the builder computed it already */
-  private async store(repositoryId: string, path: string, bytes: Buffer, sha256 = createHash('sha256').update(bytes).digest('hex')): Promise<IndexFile> {
-    const contentType = contentTypeOf(path);
-    const known = contentAddressedKey(indexBlobPrefix(repositoryId), sha256);
+  /** stores a file of the generation under its content address (`sha256` when the builder computed it already) */
+  private async store(repositoryId: string, path: string, bytes: Buffer, sha256 = sha256Of(bytes)): Promise<IndexFile> {
+    const file = addressed(repositoryId, path, bytes.length, sha256);
     // most files of a generation (empty components and architectures, the key) are the
     // previous generation's bytes: a durable write (two fsyncs) saved per file
-    if (await this.options.blobs.head(known)) return { path, blobKey: known, size: bytes.length, sha256, contentType, package: false };
-    const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType });
-    return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType, package: false };
+    if (await this.options.blobs.head(file.blobKey)) return file;
+    const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType: file.contentType });
+    // the manifest and the events name the address before the write ends: a wrong digest must not go unseen
+    if (info.key !== file.blobKey) throw new Error(`${path} was stored as ${info.key}, not at the address ${file.blobKey} it was named by`);
+    return file;
   }
 
   /**
@@ -214,6 +215,18 @@ export class GenerationWorkflow {
  * Promise.all that settles only when every promise has: a phase refused (its lease lost)
  * throws once the writes beside it are done, not while they still write
  */
+const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** a file of the generation as the events and the manifest name it: by the content address it is (or will be) stored at */
+const addressed = (repositoryId: string, path: string, size: number, sha256: string): IndexFile => ({
+  path,
+  blobKey: contentAddressedKey(indexBlobPrefix(repositoryId), sha256),
+  size,
+  sha256,
+  contentType: contentTypeOf(path),
+  package: false,
+});
+
 async function allSettledOrThrow<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
   const results = await Promise.allSettled(promises);
   const failed = results.find((result) => result.status === 'rejected');
