@@ -211,10 +211,6 @@ export class GenerationWorkflow {
   }
 }
 
-/**
- * Promise.all that settles only when every promise has: a phase refused (its lease lost)
- * throws once the writes beside it are done, not while they still write
- */
 const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** a file of the generation as the events and the manifest name it: by the content address it is (or will be) stored at */
@@ -227,6 +223,10 @@ const addressed = (repositoryId: string, path: string, size: number, sha256: str
   package: false,
 });
 
+/**
+ * Promise.all that settles only when every promise has: a phase refused (its lease lost)
+ * throws once the writes beside it are done, not while they still write
+ */
 async function allSettledOrThrow<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
   const results = await Promise.allSettled(promises);
   const failed = results.find((result) => result.status === 'rejected');
