@@ -129,6 +129,7 @@ interface Published {
   token: string;
   /** path below the distribution root → bytes, as delivery serves them */
   files: Record<'inRelease' | 'packagesGz' | 'small' | 'large', { path: string; bytes: Buffer }>;
+  metricsUrl: string;
   close(): Promise<void>;
 }
 
@@ -138,6 +139,8 @@ interface WrkResult {
   p99Ms: number;
   bytesPerSecond: number;
   non2xx: number;
+  /** how the edge workers shared the connections during the run (ours only) */
+  balance?: string;
 }
 
 const unitMs: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
@@ -224,7 +227,7 @@ async function startDelivery(dir: string, { env = {}, fillers: fillerCount }: { 
         ? `program idle after ${idle.seconds} s (under ${IDLE_TICKS_PER_SECOND}% of a core for ${IDLE_SECONDS} s; last second ${idle.cpuPercent}%)`
         : `program NOT idle after ${idle.seconds} s (last second ${idle.cpuPercent}% of a core): measuring anyway`,
     );
-    return { url, authorization, token, files, close: () => packyard.dispose() };
+    return { url, authorization, token, files, metricsUrl: packyard.metricsUrl, close: () => packyard.dispose() };
   } catch (error) {
     await packyard.dispose();
     throw error;
@@ -308,6 +311,8 @@ interface Row {
 interface Target {
   url: string;
   authorization?: string;
+  /** the program's /metrics: the row then says how its edge workers shared the connections */
+  metricsUrl?: string;
 }
 
 const MiB = 1024 ** 2;
@@ -325,6 +330,24 @@ const rows = (files: Published['files']): Row[] => {
   ];
 };
 
+interface EdgeBalance {
+  held: number[];
+  given: number;
+  keptUnbalanced: number;
+}
+
+/** the edge workers' connection gauges and balance counters (connection-balance.ts) */
+async function edgeBalance(metricsUrl: string): Promise<EdgeBalance> {
+  const text = await (await fetch(metricsUrl)).text();
+  const values = (name: string) => [...text.matchAll(new RegExp(`^${name}\\{[^}]*\\} (\\d+)$`, 'gm'))].map((match) => Number(match[1]));
+  const sum = (numbers: number[]) => numbers.reduce((a, b) => a + b, 0);
+  return {
+    held: values('packyard_delivery_edge_connections'),
+    given: sum(values('packyard_delivery_edge_connections_given_total')),
+    keptUnbalanced: sum(values('packyard_delivery_edge_connections_kept_unbalanced_total')),
+  };
+}
+
 async function measure(target: Target, row: Row): Promise<WrkResult> {
   const { url, authorization } = target;
   const headers: Record<string, string> = authorization ? { Authorization: authorization } : {};
@@ -341,7 +364,13 @@ async function measure(target: Target, row: Row): Promise<WrkResult> {
     const length = (await check.arrayBuffer()).byteLength;
     if (check.status !== 206 || length !== MiB) throw new Error(`${url} answered ${check.status} with ${length} bytes to Range: ${row.range}`);
   }
+  const balanceBefore = target.metricsUrl && (await edgeBalance(target.metricsUrl));
+  const midRun = target.metricsUrl && new Promise<EdgeBalance>((resolve) => setTimeout(() => resolve(edgeBalance(target.metricsUrl!)), (SECONDS * 1000) / 2));
   const result = await wrk(url, headers, row.connections);
+  if (balanceBefore && midRun) {
+    const [mid, after] = [await midRun, await edgeBalance(target.metricsUrl!)];
+    result.balance = `workers held ${mid.held.join('/')} mid-run; ${after.given - balanceBefore.given} connections given to another, ${after.keptUnbalanced - balanceBefore.keptUnbalanced} kept unbalanced`;
+  }
   if (result.non2xx > 0 && !row.conditional && !row.redirect) throw new Error(`${url}: ${result.non2xx} responses were not 2xx/3xx`);
   return result;
 }
@@ -365,6 +394,7 @@ async function compare(row: Row, ours: Target, theirs: Target | undefined): Prom
   );
   console.log(`${row.name} (-c${row.connections})`);
   console.log(`  delivery  ${format(row, ourBest!)}`);
+  if (ourBest!.balance) console.log(`            ${ourBest!.balance}`);
   let met = true;
   if (theirBest) {
     const ratio = row.throughput ? ourBest!.bytesPerSecond / theirBest.bytesPerSecond : ourBest!.requestsPerSecond / theirBest.requestsPerSecond;
@@ -440,7 +470,7 @@ async function main() {
     const stopBurners = cpuBurners(BACKGROUND);
     try {
       for (const row of rows(delivery.files).filter((row) => !args.only || row.name.includes(args.only))) {
-        const met = await compare(BACKGROUND ? { ...row, target: Math.min(row.target, 0.7) } : row, { url: `${delivery.url}/${row.path}`, authorization: delivery.authorization }, { url: `${nginx.url}/${row.path}`, authorization: delivery.authorization });
+        const met = await compare(BACKGROUND ? { ...row, target: Math.min(row.target, 0.7) } : row, { url: `${delivery.url}/${row.path}`, authorization: delivery.authorization, metricsUrl: delivery.metricsUrl }, { url: `${nginx.url}/${row.path}`, authorization: delivery.authorization });
         failed ||= !met;
       }
     } finally {
