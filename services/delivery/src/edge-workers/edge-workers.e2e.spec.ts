@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { buildDeb, descriptorsOf, listeningInode, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
-import { EDGE_WORKER_SEMI_SPACE_MB } from './edge-workers';
+import { EDGE_WORKER_MIN_SEMI_SPACE_MB, EDGE_WORKER_SEMI_SPACE_MB } from './edge-workers';
 
 // Issue 18 item 1: with EDGE_WORKERS=2 the program answers the apt/yum edge from two worker
 // processes on the one public port, forwards the API and the console to the main process,
@@ -150,9 +150,13 @@ describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
     const pids = workerPids();
     expect([...pids.keys()].sort()).toEqual([1, 2]);
     for (const pid of pids.values()) expect(parentOf(pid)).toBe(packyard.child.pid);
-    // a young generation sized for request churn (see EDGE_WORKER_SEMI_SPACE_MB); the main process keeps V8's default
-    for (const pid of pids.values()) expect(commandLineOf(pid)).toContain(`--max-semi-space-size=${EDGE_WORKER_SEMI_SPACE_MB}`);
-    expect(commandLineOf(packyard.child.pid!).some((flag) => flag.startsWith('--max-semi-space-size'))).toBe(false);
+    // a young generation sized for request churn, with a floor an idle worker is not shrunk below (see EDGE_WORKER_SEMI_SPACE_MB
+    // and EDGE_WORKER_MIN_SEMI_SPACE_MB); the main process keeps V8's default
+    for (const pid of pids.values()) {
+      expect(commandLineOf(pid)).toContain(`--max-semi-space-size=${EDGE_WORKER_SEMI_SPACE_MB}`);
+      expect(commandLineOf(pid)).toContain(`--min-semi-space-size=${EDGE_WORKER_MIN_SEMI_SPACE_MB}`);
+    }
+    expect(commandLineOf(packyard.child.pid!).some((flag) => flag.includes('-semi-space-size'))).toBe(false);
 
     const before = await edgeRequestsByProcess();
     const answers = await Promise.all(Array.from({ length: 40 }, () => freshGet(`${repositoryUrl}/debian/dists/bookworm/InRelease`, { authorization: token.authorization })));
