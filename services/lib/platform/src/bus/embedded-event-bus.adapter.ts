@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { backoffDelay, Pause } from '../eventsourcing/pause';
-import { openSqlite } from '../eventsourcing/sqlite-database';
+import { openSqlite, WOKEN_POLL_MS, watchOtherWriters } from '../eventsourcing/sqlite-database';
 import { deadLetter, type DeliveryOutcome } from './dead-letter';
 import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type RetryPolicy } from './event-bus.port';
 
@@ -16,6 +16,7 @@ interface MessageRow {
 }
 
 export interface EmbeddedBusSettings {
+  /** how often the file is checked for another process's publishes (this process's own wake their loops at once) */
   pollIntervalMs: number;
   batchSize: number;
   retry: RetryPolicy;
@@ -56,6 +57,7 @@ interface TopicLoop {
  */
 export class EmbeddedEventBus implements EventBus {
   private readonly loops = new Set<TopicLoop>();
+  private readonly stopWatching: () => void;
   private readonly statements;
   private readonly insertBatch;
 
@@ -63,6 +65,10 @@ export class EmbeddedEventBus implements EventBus {
     private readonly db: Database.Database,
     private readonly settings: EmbeddedBusSettings = defaultEmbeddedBusSettings,
   ) {
+    // publishes here wake their topic's loops, publishes of another process are seen by one check per interval
+    this.stopWatching = watchOtherWriters(db, settings.pollIntervalMs, () => {
+      for (const loop of this.loops) loop.idle.interrupt();
+    });
     db.exec(`
       CREATE TABLE IF NOT EXISTS messages (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -167,7 +173,7 @@ export class EmbeddedEventBus implements EventBus {
   private startLoop(group: string, topic: string, maxAttempts: number, handler: (message: BusMessage, topic: string) => Promise<void>): TopicLoop {
     const idle = new Pause();
     const backoff = new Pause();
-    const { retry, batchSize, pollIntervalMs } = this.settings;
+    const { retry, batchSize } = this.settings;
     let stopped = false;
     let committed = this.statements.committed.get(group, topic)?.committed ?? 0;
 
@@ -218,7 +224,7 @@ export class EmbeddedEventBus implements EventBus {
         } finally {
           commitHandled();
         }
-        if (rows.length < batchSize && !stopped) await idle.for(pollIntervalMs);
+        if (rows.length < batchSize && !stopped) await idle.for(WOKEN_POLL_MS);
       }
     };
 
@@ -243,6 +249,7 @@ export class EmbeddedEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    this.stopWatching();
     await Promise.all([...this.loops].map((loop) => loop.stop()));
     this.db.close();
   }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { eventBusContract } from '@packyard/testing/contracts/event-bus.contract';
 import { waitFor } from '@packyard/testing/wait-for';
@@ -37,6 +38,40 @@ describe('embedded bus durability', () => {
       expect(again).toEqual(['two']);
       await reopened.close();
     } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('embedded bus consumers', () => {
+  const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('do not query the log while nothing is published, and see a publish of another process on the same file within a few check intervals', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'packyard-bus-'));
+    let reads = 0;
+    // every statement this connection runs, counted: a consumer's look for new messages is a SELECT on messages
+    const db = new Database(embeddedBusFile(dataDir), { verbose: (sql) => void (String(sql).startsWith('SELECT * FROM messages') && reads++) });
+    db.pragma('journal_mode = WAL');
+    const settings = { ...defaultEmbeddedBusSettings, pollIntervalMs: 20 };
+    const bus = new EmbeddedEventBus(db, settings);
+    // another connection on the file: what another process's bus is to this one
+    const other = EmbeddedEventBus.open(embeddedBusFile(dataDir), settings);
+    try {
+      const seen: string[] = [];
+      const consumers = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((topic) => bus.subscribe({ group: 'g', topics: [topic] }, async (message) => void seen.push(message.id))));
+      await settle(300);
+      // one first look each; polling every 20 ms looked 75 times here
+      expect(reads).toBeLessThanOrEqual(5);
+      const publishedAt = performance.now();
+      await other.publish('c', [{ id: 'from-elsewhere', type: 'Happened', key: 'k', data: {} }]);
+      await waitFor('the message published by the other connection', async () => (seen.length ? true : undefined), { timeoutMs: 2_000, intervalMs: 5 });
+      expect(seen).toEqual(['from-elsewhere']);
+      // the consumers' own wait is a second: the check of the file woke them
+      expect(performance.now() - publishedAt).toBeLessThan(500);
+      await Promise.all(consumers.map((consumer) => consumer.stop()));
+    } finally {
+      await bus.close();
+      await other.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

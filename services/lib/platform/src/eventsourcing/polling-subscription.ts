@@ -6,6 +6,7 @@ export interface PollingSource {
 }
 
 export interface PollingSettings {
+  /** how often new events are looked for when no append of this process woke the subscriptions (SQLite: one check of the file, see watchOtherWriters) */
   pollIntervalMs: number;
   batchSize: number;
   retryInitialMs: number;

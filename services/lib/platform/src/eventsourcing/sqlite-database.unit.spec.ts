@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqlite } from './sqlite-database';
+import { openSqlite, watchOtherWriters } from './sqlite-database';
 
 describe('openSqlite', () => {
   let dir: string;
@@ -20,6 +20,33 @@ describe('openSqlite', () => {
       } finally {
         db.close();
       }
+    }
+  });
+});
+
+describe('watchOtherWriters', () => {
+  it("calls back after another connection's commit, never after the watched connection's own", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'packyard-sqlite-'));
+    const own = openSqlite(join(dir, 'log.db'), { durable: false });
+    const other = openSqlite(join(dir, 'log.db'), { durable: false });
+    let calls = 0;
+    const stop = watchOtherWriters(own, 5, () => calls++);
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    try {
+      own.exec('CREATE TABLE t (x)');
+      own.exec('INSERT INTO t VALUES (1)');
+      await settle();
+      expect(calls).toBe(0);
+      other.exec('INSERT INTO t VALUES (2)');
+      await settle();
+      expect(calls).toBe(1);
+      await settle();
+      expect(calls).toBe(1);
+    } finally {
+      stop();
+      own.close();
+      other.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

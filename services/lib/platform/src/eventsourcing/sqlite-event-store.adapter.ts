@@ -11,7 +11,7 @@ import type {
 import { checkExpectedVersion } from './expected-version';
 import { checkFence, decideLease, LeaseBusyError, leaseDecider, type Lease, type LeaseCommand, type LeaseState, type LeaseStore } from './lease.decider';
 import { defaultPollingSettings, Subscriptions, type PollingSettings } from './polling-subscription';
-import { openSqlite } from './sqlite-database';
+import { openSqlite, WOKEN_POLL_MS, watchOtherWriters } from './sqlite-database';
 
 interface EventRow {
   position: number;
@@ -47,6 +47,7 @@ export const sqliteEventStoreFile = (dataDir: string, module: string) => join(da
 export class SqliteEventStore implements EventStore {
   readonly leases: LeaseStore;
   private readonly subscriptions: Subscriptions;
+  private readonly stopWatching: () => void;
   private readonly statements;
   private readonly appendBatch;
 
@@ -54,7 +55,9 @@ export class SqliteEventStore implements EventStore {
     private readonly db: Database.Database,
     polling: PollingSettings = defaultPollingSettings,
   ) {
-    this.subscriptions = new Subscriptions(this, polling);
+    // appends here wake the subscriptions, appends of another process are seen by one check per interval
+    this.subscriptions = new Subscriptions(this, { ...polling, pollIntervalMs: WOKEN_POLL_MS });
+    this.stopWatching = watchOtherWriters(db, polling.pollIntervalMs, () => this.subscriptions.notify());
     db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -168,6 +171,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.stopWatching();
     await this.subscriptions.stopAll();
     this.db.close();
   }
