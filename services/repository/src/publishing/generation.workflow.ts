@@ -64,7 +64,7 @@ export class GenerationWorkflow {
     const applying = repository.kind === 'RPM' ? advisoriesFor(target, advisories) : [];
     const inputsDigest = inputsDigestOf(repository, target, packages, applying);
     const current = await this.load(stream);
-    if (!force && current.state.currentInputs === inputsDigest) return { generation: current.state.published[0], built: false };
+    if (!force && current.state.currentInputs === inputsDigest) return { generation: current.state.published[0].generation, built: false };
     const built = await buildGeneration(repository, target, packages, this.entries, date, applying, this.options.build);
 
     // phase 1: every metadata file is stored before anything points at it; the signing

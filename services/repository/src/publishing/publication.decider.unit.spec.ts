@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deciderSpec } from '@packyard/testing/given-when-then';
-import { publicationDecider } from './publication.decider';
+import { MAX_RETAINED_GENERATIONS, publicationDecider, RETAIN_REPLACED_MS } from './publication.decider';
 import type { PublicationEvent } from './publication.events';
 
 const noble = { distro: 'ubuntu', version: 'noble' };
@@ -35,9 +35,30 @@ describe('publication decider', () => {
       .when({ type: 'Publish', generation: 5, publication })
       .then([published(5, [4, 3, 2])]));
 
+  it('keeps readable, besides the three before it, every generation replaced within the grace period, up to the limit', () => {
+    const at = (minutes: number) => new Date(Date.UTC(2026, 10, 27, 10, 0) + minutes * 60_000).toISOString();
+    const grace = RETAIN_REPLACED_MS / 60_000;
+    const publishedAt = (generation: number, minutes: number, retainedGenerations: number[]): PublicationEvent => ({
+      type: 'IndexPublished',
+      data: { ...publication, publishedAt: at(minutes), generation, retainedGenerations },
+    });
+    // 1, 2 and 3 published in the first minutes, 4 to 6 well after the grace period: 1 and 2 were
+    // replaced long before 7 is published, 3 (replaced by 4) within the grace period
+    const minuteOf = (generation: number) => (generation <= 3 ? generation : 4 * grace + generation);
+    const history = [1, 2, 3, 4, 5, 6].flatMap((generation) => [built(generation), signed(generation), publishedAt(generation, minuteOf(generation), [])]);
+    spec
+      .given([...history, built(7), signed(7)])
+      .when({ type: 'Publish', generation: 7, publication: { ...publication, publishedAt: at(minuteOf(7)) } })
+      .then([publishedAt(7, minuteOf(7), [6, 5, 4, 3])]);
+    // a burst: never more than the limit
+    const burst = Array.from({ length: 12 }, (_, index) => index + 1).flatMap((generation) => [built(generation), signed(generation), publishedAt(generation, 0, [])]);
+    const limited = spec.given([...burst, built(13), signed(13)]);
+    limited.when({ type: 'Publish', generation: 13, publication: { ...publication, publishedAt: at(0) } }).then([publishedAt(13, 0, [12, 11, 10, 9, 8, 7, 6, 5].slice(0, MAX_RETAINED_GENERATIONS))]);
+  });
+
   it('remembers what the current generation was built from', () => {
     const state = [built(1), signed(1), published(1, [])].reduce(publicationDecider.evolve, publicationDecider.initialState());
-    expect(state).toEqual({ lastGeneration: 1, published: [1], currentInputs: 'd1' });
+    expect(state).toEqual({ lastGeneration: 1, published: [{ generation: 1, publishedAt: 't' }], currentInputs: 'd1' });
   });
 
   it('lets a newer build supersede one that failed before signing', () =>

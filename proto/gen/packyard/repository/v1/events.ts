@@ -160,7 +160,8 @@ export interface IndexPublished {
   workspaceSlug: string;
   repositoryName: string;
   /**
-   * older generations that stay readable (at most 3), newest first; their manifests are
+   * older generations that stay readable (the three before it, and any replaced within the
+   * last minutes, at most 8), newest first; their manifests are
    * in their own IndexPublished events
    */
   retainedGenerations: number[];
