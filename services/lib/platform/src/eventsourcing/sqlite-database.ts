@@ -41,7 +41,13 @@ export function watchOtherWriters(db: Database.Database, intervalMs: number, cha
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   let seen = dataVersion.get();
   const timer = setInterval(() => {
-    const now = dataVersion.get();
+    let now: number | undefined;
+    try {
+      now = dataVersion.get();
+    } catch {
+      // a file that cannot be read now: the readers' own reads meet it, and report and retry it
+      return changed();
+    }
     if (now === seen) return;
     seen = now;
     changed();

@@ -49,4 +49,20 @@ describe('watchOtherWriters', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('wakes the readers when the file cannot be read, rather than throwing from its timer', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'packyard-sqlite-'));
+    const db = openSqlite(join(dir, 'log.db'), { durable: false });
+    let calls = 0;
+    const stop = watchOtherWriters(db, 5, () => calls++);
+    try {
+      // a closed connection throws on every statement, as a file that cannot be read would
+      db.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(calls).toBeGreaterThan(0);
+    } finally {
+      stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
