@@ -2,19 +2,19 @@ import type { ReadModelStore } from '@packyard/platform';
 import { uploadDistributions } from '@packyard/formats';
 import { PUBLICATIONS, REPOSITORIES } from './delivery.projection';
 import { PublicationManifests, type BlobReader } from './publication-manifests';
-import { readableGenerations, repositoryPath, servedFiles, stockedDistributions, type PublicationRecord, type RepositoryRecord, type ServedFile, type StockedDistribution } from './served-file';
+import { readableGenerations, repositoryPath, stockedDistributions, type PublicationRecord, type RepositoryRecord, type StockedDistribution } from './served-file';
+import { ServedFiles, servedFiles } from './served-files';
 
 /** files of loaded repositories held at once (a served file is well under 1 KB); the least recently asked-for go first */
 const MAX_LOADED_FILES = 500_000;
 /** how long a path that names no repository is answered from memory (a repository change clears them all) */
 const ABSENT_FOR_MS = 5_000;
 const MAX_ABSENT_PATHS = 10_000;
-const NO_FILES: ReadonlyMap<string, ServedFile> = new Map();
 
 /** A repository as the edge answers it: its record and every URL path it serves, as one value swapped whole. */
 export interface ServedRepository {
   record: RepositoryRecord;
-  files: ReadonlyMap<string, ServedFile>;
+  files: ServedFiles;
   stocked: readonly StockedDistribution[];
   /** distribution → the newest generation served */
   generations: ReadonlyMap<string, number>;
@@ -220,7 +220,7 @@ export class PublishedCatalog {
     if (!repository || repository.deleted) return this.install(repositoryId, undefined);
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
     const readable = readableGenerations(publications);
-    let files: ReadonlyMap<string, ServedFile> = NO_FILES;
+    let files = ServedFiles.NONE;
     if (this.options.files !== false) {
       const generations = await Promise.all(
         readable.map(async (publication) => {

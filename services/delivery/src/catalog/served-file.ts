@@ -98,27 +98,6 @@ export function isContentAddressed(file: IndexFile): boolean {
 export const repositoryPath = (repository: Pick<RepositoryRecord, 'kind' | 'workspaceSlug' | 'name'>): string =>
   `/${repository.kind === 'DEB' ? 'deb' : 'rpm'}/${repository.workspaceSlug}/${repository.name}`;
 
-/**
- * DESIGN §4: a DEB file lives below `{repositoryUrl}/{distro}` (dists/{version}/…, pool/…),
- * an RPM file below `{repositoryUrl}/{distro}/{version}` (repodata/…, packages).
- */
-const distributionRoot = (repository: RepositoryRecord, publication: Pick<PublicationRecord, 'distro' | 'version'>) =>
-  `${repositoryPath(repository)}/${repository.kind === 'DEB' ? publication.distro : `${publication.distro}/${publication.version}`}`;
-
-/**
- * The URL path of each file as last located, by file object: the generations of a
- * distribution share the objects of their unchanged files (decodeManifest), so a rebuild
- * finds their paths instead of making and hashing 100,000 new strings per generation.
- */
-const locatedPaths = new WeakMap<IndexFile, { root: string; path: string }>();
-function locatedPath(root: string, file: IndexFile): string {
-  const known = locatedPaths.get(file);
-  if (known?.root === root) return known.path;
-  const path = `${root}/${file.path}`;
-  locatedPaths.set(file, { root, path });
-  return path;
-}
-
 export function servedFile(repositoryId: string, file: IndexFile, lastModifiedMs: number): ServedFile {
   const etag = strongEtag(file.sha256);
   const lastModified = httpDate(lastModifiedMs);
@@ -139,9 +118,6 @@ export function servedFile(repositoryId: string, file: IndexFile, lastModifiedMs
   };
 }
 
-/** HTTP dates have whole seconds: a Last-Modified finer than that would never compare equal */
-const wholeSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
-
 /**
  * The generations a repository serves: per distribution the newest and the ones it
  * retains, oldest first (publication records of generations without a manifest, from
@@ -156,52 +132,6 @@ export function readableGenerations(publications: readonly PublicationRecord[]):
   }
   return readable.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt) || a.generation - b.generation);
 }
-
-/**
- * Every URL path of a repository and its file, from its readable generations (oldest
- * first), their repository files (the public keys) included: the newest generation
- * decides what a path holds. Last-Modified: a path keeps the
- * date it had while its bytes stay the same (in `served`, what the edge answered so far,
- * or in an older readable generation), so If-Modified-Since stays true across republishing;
- * an entry point whose bytes changed (InRelease, Release, Packages, repomd.xml) moves
- * strictly later than before, or two generations published within one second would share
- * a date and a client holding the first one's would be told 304 about the second forever.
- */
-export function servedFiles(repository: RepositoryRecord, generations: readonly LoadedPublication[], served: ReadonlyMap<string, ServedFile> = new Map()): Map<string, ServedFile> {
-  const files = new Map<string, ServedFile>();
-  const locate = (file: IndexFile, path: string, own: number) => {
-    const before = files.get(path);
-    if (before?.sha256 === file.sha256) return;
-    const earlier = served.get(path);
-    // what the edge answered so far, unchanged: the same entry (one more package in 100,000
-    // makes one entry, not 100,000 with their header lists)
-    if (earlier && sameFile(earlier, file)) {
-      files.set(path, earlier);
-      return;
-    }
-    let date = own;
-    if (earlier?.sha256 === file.sha256) date = earlier.lastModifiedMs;
-    else if (before && !isContentAddressed(file)) date = Math.max(own, before.lastModifiedMs + 1000);
-    files.set(path, servedFile(repository.id, file, date));
-  };
-  const repositoryRoot = repositoryPath(repository);
-  for (const { publication, files: list, repositoryFiles = [] } of generations) {
-    const own = wholeSeconds(publication.publishedAt);
-    const root = distributionRoot(repository, publication);
-    for (const file of list) locate(file, locatedPath(root, file), own);
-    for (const file of repositoryFiles) locate(file, locatedPath(repositoryRoot, file), own);
-  }
-  return files;
-}
-
-/** whether `served` answers exactly what servedFile would make of `file` at its path (the date is kept either way) */
-const sameFile = (served: ServedFile, file: IndexFile) =>
-  served.sha256 === file.sha256 &&
-  served.blobKey === file.blobKey &&
-  served.size === file.size &&
-  served.isPackage === file.package &&
-  // the content type: servedFile's headers start with it
-  served.headers[1] === (file.contentType || contentTypeOf(file.path));
 
 function byDistribution(publications: readonly PublicationRecord[]): Map<string, PublicationRecord[]> {
   const grouped = new Map<string, PublicationRecord[]>();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import { DEB_UPLOAD_DISTRIBUTIONS } from '@packyard/formats';
-import { readableGenerations, servedFiles, stockedDistributions, type LoadedPublication, type PublicationRecord, type RepositoryRecord, type ServedFile } from './served-file';
+import { readableGenerations, stockedDistributions, type LoadedPublication, type PublicationRecord, type RepositoryRecord } from './served-file';
+import { servedFiles, type ServedFiles } from './served-files';
 
 const repository: RepositoryRecord = { id: 'r1', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', name: 'tools', ownerId: 'u1', codename: '', component: '' };
 const file = (path: string, sha256: string, isPackage = false): IndexFile => ({ path, blobKey: `b/${sha256}`, size: 1, sha256, contentType: '', package: isPackage });
@@ -24,8 +25,8 @@ function publication(generation: number, publishedAt: string, files: IndexFile[]
   };
 }
 
-const served = (generations: LoadedPublication[], before?: Map<string, ServedFile>) => servedFiles(repository, generations, before);
-const lastModified = (files: Map<string, ServedFile>, path: string) => new Date(files.get(`/deb/acme/tools/debian/${path}`)!.lastModifiedMs).toISOString();
+const served = (generations: LoadedPublication[], before?: ServedFiles) => servedFiles(repository, generations, before);
+const lastModified = (files: ServedFiles, path: string) => new Date(files.get(`/deb/acme/tools/debian/${path}`)!.lastModifiedMs).toISOString();
 
 describe('Last-Modified of published files', () => {
   it('moves an entry point a second forward when two generations change it within one second', () => {
@@ -56,7 +57,43 @@ describe('Last-Modified of published files', () => {
     const generations = [1, 2, 3, 4, 5].map((g) => publication(g, `2024-03-05T1${g}:00:00Z`, [file('dists/bookworm/InRelease', `s${g}`), file(`by-hash/s${g}`, `s${g}`)]));
     const files = served(readableOf(generations));
     expect(files.get('/deb/acme/tools/debian/dists/bookworm/InRelease')!.sha256).toBe('s5');
-    expect([...files.keys()].filter((path) => path.includes('by-hash')).sort()).toEqual(['s2', 's3', 's4', 's5'].map((s) => `/deb/acme/tools/debian/by-hash/${s}`));
+    expect(['s1', 's2', 's3', 's4', 's5'].filter((s) => files.get(`/deb/acme/tools/debian/by-hash/${s}`)?.sha256 === s)).toEqual(['s2', 's3', 's4', 's5']);
+  });
+});
+
+describe('the files a repository serves', () => {
+  const packages = (count: number) => Array.from({ length: count }, (_, i) => file(`pool/main/p/p${i}.deb`, `p${i}`, true));
+
+  it('makes, for one more generation, only the files it changed, and keeps every other entry as served', () => {
+    const generations = [1, 2, 3, 4].map((g) => publication(g, `2024-03-05T1${g}:00:00Z`, [file('dists/bookworm/InRelease', `s${g}`), ...packages(1000 + g)]));
+    const before = served(generations.slice(0, 3));
+    const after = served(generations, before);
+    expect(before.size).toBe(3 + 1003);
+    // the new InRelease and the one new package; nothing of the three generations before it made again
+    expect(after.size).toBe(before.size + 2);
+    expect(after.get('/deb/acme/tools/debian/pool/main/p/p7.deb')).toBe(before.get('/deb/acme/tools/debian/pool/main/p/p7.deb'));
+    expect(after.get('/deb/acme/tools/debian/pool/main/p/p1003.deb')!.sha256).toBe('p1003');
+    expect(after.get('/deb/acme/tools/debian/dists/bookworm/InRelease')!.sha256).toBe('s4');
+  });
+
+  it('finds RPM files two segments below the repository, and the public keys at its root', () => {
+    const rpm: RepositoryRecord = { ...repository, kind: 'RPM' };
+    const generation = publication(1, '2024-03-05T10:00:00Z', [file('repodata/repomd.xml', 'r1'), file('hello-1.0.x86_64.rpm', 'h', true)]);
+    const fedora = { ...generation, publication: { ...generation.publication, distro: 'fedora', version: '40' }, repositoryFiles: [file('keyring.gpg', 'k')] };
+    const files = servedFiles(rpm, [fedora]);
+    expect(files.get('/rpm/acme/tools/fedora/40/repodata/repomd.xml')!.sha256).toBe('r1');
+    expect(files.get('/rpm/acme/tools/fedora/40/hello-1.0.x86_64.rpm')!.isPackage).toBe(true);
+    expect(files.get('/rpm/acme/tools/keyring.gpg')!.sha256).toBe('k');
+    expect(files.get('/rpm/acme/tools/fedora/41/repodata/repomd.xml')).toBeUndefined();
+    expect(files.get('/rpm/acme/toolsmith/keyring.gpg')).toBeUndefined();
+    expect(files.get('/rpm/acme/tools')).toBeUndefined();
+  });
+
+  it('lets the newest generation decide a path that distributions of one distro share (the DEB pool)', () => {
+    const bookworm = publication(1, '2024-03-05T10:00:00Z', [file('pool/main/h/hello.deb', 'old', true)]);
+    const trixie = publication(1, '2024-03-05T11:00:00Z', [file('pool/main/h/hello.deb', 'new', true)]);
+    const files = served([bookworm, { ...trixie, publication: { ...trixie.publication, id: 'r1|debian/trixie|1', distribution: 'debian/trixie', version: 'trixie' } }]);
+    expect(files.get('/deb/acme/tools/debian/pool/main/h/hello.deb')!.sha256).toBe('new');
   });
 });
 

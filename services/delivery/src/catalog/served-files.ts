@@ -1,0 +1,140 @@
+import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
+import { contentTypeOf, isContentAddressed, repositoryPath, servedFile, type LoadedPublication, type PublicationRecord, type RepositoryRecord, type ServedFile } from './served-file';
+
+/**
+ * One readable generation's files below one root (its distribution's, or the repository's
+ * for the public keys), by path relative to that root. Made once per generation and kept
+ * while the generation stays readable: a rebuild after one more generation makes one layer,
+ * whatever the number of generations retained.
+ */
+interface ServedLayer {
+  /** the root, the generation and its manifest: a layer is reused only for the same three */
+  key: string;
+  files: ReadonlyMap<string, ServedFile>;
+  /** the served files this layer made; the rest it shares with older layers */
+  made: number;
+}
+
+/** `/`: where a root ends */
+const SLASH = 0x2f;
+
+/**
+ * Every URL path a repository serves, as layers per root, newest first: the newest
+ * generation that lists a path decides what it holds, and a retired generation leaves by
+ * dropping its layer. A lookup is a map lookup per layer until one has the path (one for
+ * what the newest generation lists).
+ */
+export class ServedFiles {
+  static readonly NONE = new ServedFiles('', 1, new Map(), new Map());
+
+  /** served files held (each made once, however many layers share it), what a loaded repository counts against the catalogue's bound */
+  readonly size: number;
+
+  constructor(
+    private readonly repositoryRoot: string,
+    /** path segments from the repository's URL to a distribution's root: 1 for DEB (`{distro}`), 2 for RPM (`{distro}/{version}`) */
+    private readonly depth: 1 | 2,
+    /** root → its layers, newest first */
+    private readonly roots: ReadonlyMap<string, readonly ServedLayer[]>,
+    private readonly layers: ReadonlyMap<string, ServedLayer>,
+  ) {
+    let size = 0;
+    for (const layer of layers.values()) size += layer.made;
+    this.size = size;
+  }
+
+  get(path: string): ServedFile | undefined {
+    const length = this.repositoryRoot.length;
+    if (!path.startsWith(this.repositoryRoot) || path.charCodeAt(length) !== SLASH) return undefined;
+    let end = length;
+    for (let segment = 0; segment < this.depth && end >= 0; segment++) end = path.indexOf('/', end + 1);
+    if (end > 0) {
+      const found = newestIn(this.roots.get(path.slice(0, end)), path.slice(end + 1));
+      if (found) return found;
+    }
+    return newestIn(this.roots.get(this.repositoryRoot), path.slice(length + 1));
+  }
+
+  /** the layer a previous build made under this key, to be kept as it is */
+  layer(key: string): ServedLayer | undefined {
+    return this.layers.get(key);
+  }
+}
+
+function newestIn(layers: readonly ServedLayer[] | undefined, relative: string): ServedFile | undefined {
+  if (!layers) return undefined;
+  for (const layer of layers) {
+    const file = layer.files.get(relative);
+    if (file) return file;
+  }
+  return undefined;
+}
+
+/**
+ * DESIGN §4: a DEB file lives below `{repositoryUrl}/{distro}` (dists/{version}/…, pool/…),
+ * an RPM file below `{repositoryUrl}/{distro}/{version}` (repodata/…, packages).
+ */
+const distributionRoot = (repository: RepositoryRecord, publication: Pick<PublicationRecord, 'distro' | 'version'>) =>
+  `${repositoryPath(repository)}/${repository.kind === 'DEB' ? publication.distro : `${publication.distro}/${publication.version}`}`;
+
+/** HTTP dates have whole seconds: a Last-Modified finer than that would never compare equal */
+const wholeSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
+
+/**
+ * The files of a repository's readable generations (oldest first), their repository files
+ * (the public keys) included, reusing the layers of `previous` (what the edge answered so
+ * far) for the generations it had. Last-Modified: a path keeps the date it had while its
+ * bytes stay the same (in an older readable generation, or in what the edge answered so
+ * far), so If-Modified-Since stays true across republishing; an entry point whose bytes
+ * changed (InRelease, Release, Packages, repomd.xml) moves strictly later than before, or
+ * two generations published within one second would share a date and a client holding the
+ * first one's would be told 304 about the second forever.
+ */
+export function servedFiles(repository: RepositoryRecord, generations: readonly LoadedPublication[], previous: ServedFiles = ServedFiles.NONE): ServedFiles {
+  const repositoryRoot = repositoryPath(repository);
+  const roots = new Map<string, ServedLayer[]>();
+  const layers = new Map<string, ServedLayer>();
+  const add = (root: string, publication: PublicationRecord, list: readonly IndexFile[], part: string) => {
+    if (list.length === 0) return;
+    const key = `${root}|${publication.id}|${publication.manifest.sha256}|${part}`;
+    const older = roots.get(root) ?? [];
+    const served = previous === ServedFiles.NONE ? undefined : previous;
+    const layer = previous.layer(key) ?? { key, ...layerOf(repository.id, list, wholeSeconds(publication.publishedAt), (path) => newestIn(older, path) ?? served?.get(`${root}/${path}`)) };
+    roots.set(root, [layer, ...older]);
+    layers.set(key, layer);
+  };
+  for (const { publication, files, repositoryFiles = [] } of generations) {
+    add(distributionRoot(repository, publication), publication, files, 'distribution');
+    add(repositoryRoot, publication, repositoryFiles, 'repository');
+  }
+  return new ServedFiles(repositoryRoot, repository.kind === 'DEB' ? 1 : 2, roots, layers);
+}
+
+/** one generation's files below a root; `before` finds what the root served at a relative path until this generation */
+function layerOf(repositoryId: string, list: readonly IndexFile[], own: number, before: (path: string) => ServedFile | undefined): Omit<ServedLayer, 'key'> {
+  const files = new Map<string, ServedFile>();
+  let made = 0;
+  for (const file of list) {
+    const earlier = files.get(file.path) ?? before(file.path);
+    // unchanged: the same entry (one more package in 100,000 makes one entry, not 100,000 with their header lists)
+    if (earlier && sameFile(earlier, file)) {
+      files.set(file.path, earlier);
+      continue;
+    }
+    let date = own;
+    if (earlier?.sha256 === file.sha256) date = earlier.lastModifiedMs;
+    else if (earlier && !isContentAddressed(file)) date = Math.max(own, earlier.lastModifiedMs + 1000);
+    files.set(file.path, servedFile(repositoryId, file, date));
+    made++;
+  }
+  return { files, made };
+}
+
+/** whether `served` answers exactly what servedFile would make of `file` at its path (the date is kept either way) */
+const sameFile = (served: ServedFile, file: IndexFile) =>
+  served.sha256 === file.sha256 &&
+  served.blobKey === file.blobKey &&
+  served.size === file.size &&
+  served.isPackage === file.package &&
+  // the content type: servedFile's headers start with it
+  served.headers[1] === (file.contentType || contentTypeOf(file.path));
