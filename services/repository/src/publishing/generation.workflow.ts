@@ -67,28 +67,33 @@ export class GenerationWorkflow {
     if (!force && current.state.currentInputs === inputsDigest) return { generation: current.state.published[0].generation, built: false };
     const built = await buildGeneration(repository, target, packages, this.entries, date, applying, this.options.build);
 
-    // phase 1: every metadata file is stored before anything points at it; the signing
-    // module signs those very bytes meanwhile. Nothing is recorded unless both succeed
-    const [metadata, signatures] = await Promise.all([
-      Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
-      this.sign(repository, built),
-    ]);
-    // while phase 1 is recorded, the signatures and the manifest (which names every file by
-    // its content address) are stored: nothing points at a signature before phase 2 records
-    // it, nor at the manifest before phase 3 publishes it
-    const signed = signatures.map(({ path, bytes }) => addressed(repository.id, path, bytes.length, sha256Of(bytes)));
+    // phase 1: every metadata file is stored before anything points at it, while the signing
+    // module signs those very bytes and then the signatures and the manifest (which names
+    // every file by its content address) are stored: nothing points at a signature before
+    // phase 2 records it, nor at the manifest before phase 3 publishes it. The files are
+    // named by the content addresses they are being stored at, so the manifest (15 MB at
+    // 100,000 packages) is written beside the index, not after it. Nothing is recorded
+    // unless every write and the signing succeed
+    const metadata = built.metadata.map((file) => addressed(repository.id, file.path, file.bytes.length, file.sha256));
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
     const pool = this.poolEntries.of(built.pool);
-    const [{ lastGeneration: generation }, , manifest] = await allSettledOrThrow([
-      this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, target, files: metadata, now: date.toISOString() }),
-      Promise.all(signatures.map(({ path, bytes }, index) => this.store(repository.id, path, bytes, signed[index].sha256))),
-      this.keyFiles(repository.id).then((keyFiles) => this.storeManifest(repository.id, [...metadata, ...signed, ...aliases], pool, keyFiles)),
+    const [, { signed, manifest, keyFingerprint }] = await allSettledOrThrow([
+      Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
+      this.sign(repository, built).then(async (signatures) => {
+        const signed = signatures.map(({ path, bytes }) => addressed(repository.id, path, bytes.length, sha256Of(bytes)));
+        const [, manifest] = await allSettledOrThrow([
+          Promise.all(signatures.map(({ path, bytes }, index) => this.store(repository.id, path, bytes, signed[index].sha256))),
+          this.keyFiles(repository.id).then((keyFiles) => this.storeManifest(repository.id, [...metadata, ...signed, ...aliases], pool, keyFiles)),
+        ]);
+        return { signed, manifest, keyFingerprint: signatures[0].fingerprint };
+      }),
     ]);
+    const { lastGeneration: generation } = await this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, target, files: metadata, now: date.toISOString() });
 
     // phase 2: the signatures over exactly the stored bytes
     await this.decide(stream, fence, {
-      type: 'RecordSigned', repositoryId: repository.id, target, generation, files: signed, keyFingerprint: signatures[0].fingerprint, now: new Date().toISOString(),
+      type: 'RecordSigned', repositoryId: repository.id, target, generation, files: signed, keyFingerprint, now: new Date().toISOString(),
     });
 
     // phase 3: one event makes the generation current; it names the manifest of its files
