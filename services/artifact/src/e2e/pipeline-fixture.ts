@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { createChannel, createClientFactory, Metadata, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc';
 import { CALLER_METADATA_KEY, serviceCaller } from '@packyard/platform';
 import { PublishingServiceDefinition } from '@packyard/proto/packyard/repository/v1/publishing';
-import { PublicationManifest, type IndexFile, type IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
+import type { IndexFile, IndexPublished } from '@packyard/proto/packyard/repository/v1/events';
+import { manifestFiles } from '@packyard/testing/publication-manifest';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import type { ApiSession } from '@packyard/testing/api-session';
 import type { RunningPackyard } from '@packyard/testing';
@@ -71,8 +72,8 @@ export function internalClients(packyard: RunningPackyard) {
       const { publications } = await publishing.listPublications({ repositoryId });
       const found = publications.find((publication) => publication.targetDistribution && formatDistribution(publication.targetDistribution) === distribution);
       if (!found?.manifest) throw new Error(`no publication of ${distribution}`);
-      const manifest = await readFile(join(packyard.dataDir, 'blobs', found.manifest.blobKey));
-      return { ...found, files: PublicationManifest.decode(manifest).files };
+      const { files } = await manifestFiles((blobKey) => readFile(join(packyard.dataDir, 'blobs', blobKey)), found.manifest);
+      return { ...found, files };
     },
   };
 }

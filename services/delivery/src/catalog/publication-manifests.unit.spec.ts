@@ -1,21 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { PublicationManifest, type IndexFile } from '@packyard/proto/packyard/repository/v1/events';
-import { decodeManifest } from './publication-manifests';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { decodeManifest, PublicationManifests } from './publication-manifests';
 
 const file = (path: string, sha256: string, pkg = true): IndexFile => ({ path, blobKey: `pool/sha256/${sha256}`, size: 100, sha256, contentType: '', package: pkg });
-const encoded = (manifest: PublicationManifest) => PublicationManifest.encode(manifest).finish();
+const encoded = (manifest: Omit<PublicationManifest, 'parts'>) => PublicationManifest.encode({ ...manifest, parts: [] }).finish();
 
 describe('decodeManifest', () => {
   it('reads what the publisher wrote: the files, then the repository files', () => {
     const manifest = { files: [file('dists/noble/InRelease', 'a1', false), file('pool/main/h/hello/hello_1.0_all.deb', 'b2')], repositoryFiles: [file('gpg.key', 'c3', false)] };
-    expect(decodeManifest(encoded(manifest), new Map()).manifest).toEqual(manifest);
+    expect(decodeManifest(encoded(manifest), new Map())).toEqual({ ...manifest, parts: [] });
   });
 
   it('gives a file encoded as in an earlier manifest that manifest’s object, and decodes only what changed', () => {
     const known = new Map<string, IndexFile>();
     const unchanged = file('pool/main/h/hello/hello_1.0_all.deb', 'b2');
-    const first = decodeManifest(encoded({ files: [file('dists/noble/InRelease', 'a1', false), unchanged], repositoryFiles: [] }), known).manifest;
-    const second = decodeManifest(encoded({ files: [file('dists/noble/InRelease', 'a9', false), unchanged, file('pool/main/n/new/new_1.0_all.deb', 'd4')], repositoryFiles: [] }), known).manifest;
+    const first = decodeManifest(encoded({ files: [file('dists/noble/InRelease', 'a1', false), unchanged], repositoryFiles: [] }), known);
+    const second = decodeManifest(encoded({ files: [file('dists/noble/InRelease', 'a9', false), unchanged, file('pool/main/n/new/new_1.0_all.deb', 'd4')], repositoryFiles: [] }), known);
     expect(second.files[1]).toBe(first.files[1]);
     expect(second.files[0]).not.toBe(first.files[0]);
     expect(second.files.map((f) => f.sha256)).toEqual(['a9', 'b2', 'd4']);
@@ -24,22 +26,42 @@ describe('decodeManifest', () => {
   it('reads a manifest whose pool entries were appended as encodings of their own (the publisher joins them so)', () => {
     const pool = [file('pool/a.deb', 'e5'), file('pool/b.deb', 'f6')];
     const bytes = Buffer.concat([encoded({ files: [file('dists/noble/Release', 'a1', false)], repositoryFiles: [] }), ...pool.map((entry) => encoded({ files: [entry], repositoryFiles: [] })), encoded({ files: [], repositoryFiles: [file('keyring.gpg', 'c3', false)] })]);
-    expect(decodeManifest(bytes, new Map()).manifest).toEqual(PublicationManifest.decode(bytes));
+    expect(decodeManifest(bytes, new Map())).toEqual(PublicationManifest.decode(bytes));
+  });
+});
+
+describe('PublicationManifests', () => {
+  const blobs = new Map<string, Buffer>();
+  const reads: string[] = [];
+  const reader = { get: async (key: string) => (reads.push(key), Readable.from([blobs.get(key)!])) };
+  const stored = (key: string, bytes: Uint8Array) => {
+    blobs.set(key, Buffer.from(bytes));
+    return { blobKey: key, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+  };
+  const part = (key: string, files: IndexFile[]) => stored(key, encoded({ files, repositoryFiles: [] }));
+  const pool = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => file(`pool/p${from + i}.deb`, `p${from + i}`));
+
+  it('lists a manifest’s own files, then its parts’ in order, and reads a part once for every generation that names it', async () => {
+    const first = part('part-1', pool(0, 3));
+    const second = part('part-2', pool(3, 5));
+    const changed = part('part-2b', [...pool(3, 5), file('pool/new.deb', 'n1')]);
+    const generation = (key: string, inRelease: string, parts: typeof first[]) =>
+      stored(key, PublicationManifest.encode({ files: [file('dists/noble/InRelease', inRelease, false)], repositoryFiles: [file('keyring.gpg', 'k', false)], parts }).finish());
+    const manifests = new PublicationManifests(reader);
+    const one = await manifests.manifest(generation('m1', 'a1', [first, second]));
+    const two = await manifests.manifest(generation('m2', 'a2', [first, changed]));
+    expect(one.files.map((entry) => entry.path)).toEqual(['dists/noble/InRelease', ...pool(0, 5).map((entry) => entry.path)]);
+    expect(two.files.map((entry) => entry.path)).toEqual(['dists/noble/InRelease', ...pool(0, 5).map((entry) => entry.path), 'pool/new.deb']);
+    expect(two.repositoryFiles.map((entry) => entry.path)).toEqual(['keyring.gpg']);
+    expect(reads).toEqual(['m1', 'part-1', 'part-2', 'm2', 'part-2b']);
+    // the same objects for the same files: the catalogue keeps what it served
+    expect(two.files[1]).toBe(one.files[1]);
   });
 
-  it('compared with its distribution’s previous manifest, finds every entry as it is after insertions, removals and changes, and reuses the unchanged ones', () => {
-    const pool = Array.from({ length: 40 }, (_, i) => file(`pool/p${i}.deb`, `s${i}`));
-    const before = { files: [file('dists/noble/InRelease', 'a1', false), ...pool], repositoryFiles: [file('keyring.gpg', 'k1', false)] };
-    const previous = decodeManifest(encoded(before), new Map());
-    // one inserted at the front, two removed in a row, one changed, one appended, a new key
-    const after = {
-      files: [file('dists/noble/InRelease', 'a2', false), file('pool/new.deb', 'n1'), ...pool.slice(0, 10), ...pool.slice(12, 20), file('pool/p20.deb', 'changed'), ...pool.slice(21), file('pool/last.deb', 'n2')],
-      repositoryFiles: [file('keyring.gpg', 'k2', false)],
-    };
-    // a fresh `known`: only the comparison with the previous manifest can find the unchanged objects
-    const decoded = decodeManifest(encoded(after), new Map(), previous.entries).manifest;
-    expect(decoded).toEqual(after);
-    const reused = decoded.files.filter((entry) => previous.manifest.files.includes(entry)).map((entry) => entry.path);
-    expect(reused).toEqual([...pool.slice(0, 10), ...pool.slice(12, 20), ...pool.slice(21)].map((entry) => entry.path));
+  it('refuses a part whose bytes are not the ones named', async () => {
+    const named = part('part-x', pool(0, 2));
+    blobs.set('part-x', Buffer.from(encoded({ files: pool(5, 7), repositoryFiles: [] })));
+    const manifest = stored('m3', PublicationManifest.encode({ files: [], repositoryFiles: [], parts: [named] }).finish());
+    await expect(new PublicationManifests(reader).manifest(manifest)).rejects.toThrow(/part-x is not the one published/);
   });
 });

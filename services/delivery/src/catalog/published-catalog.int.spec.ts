@@ -34,7 +34,7 @@ describe('the published catalogue', () => {
   const publish = async (catalog: PublishedCatalog | undefined, n: number, generation: number, inRelease: string) => {
     const file = await blobs.putContentAddressed('test', Readable.from([Buffer.from(inRelease)]));
     const files: IndexFile[] = [{ path: 'dists/bookworm/InRelease', blobKey: file.key, size: file.size, sha256: file.sha256, contentType: '', package: false }];
-    const manifest = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles: [] }).finish())]));
+    const manifest = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles: [], parts: [] }).finish())]));
     await project(catalog, 'IndexPublished', {
       repositoryId: `r${n}`, targetDistribution: { distro: 'debian', version: 'bookworm' }, generation, publishedAt: new Date(Date.UTC(2024, 2, 5, 10, generation)).toISOString(),
       kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: `tools-${n}`,

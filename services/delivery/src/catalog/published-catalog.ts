@@ -224,7 +224,7 @@ export class PublishedCatalog {
     if (this.options.files !== false) {
       const generations = await Promise.all(
         readable.map(async (publication) => {
-          const { files, repositoryFiles } = await this.manifests.manifest(publication.manifest, `${publication.repositoryId}|${publication.distribution}`);
+          const { files, repositoryFiles } = await this.manifests.manifest(publication.manifest);
           return { publication, files, repositoryFiles };
         }),
       );

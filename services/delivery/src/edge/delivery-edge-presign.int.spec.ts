@@ -44,7 +44,7 @@ describe('delivery edge with presigned package downloads', () => {
       return { path, blobKey: info.key, size: info.size, sha256: info.sha256, contentType: '', package: isPackage };
     };
     const files = [await put('dists/bookworm/InRelease', Buffer.from('signed\n'), false), await put('pool/main/h/hello/hello_1.0_all.deb', pool, true)];
-    const manifest = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles: [] }).finish())]));
+    const manifest = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles: [], parts: [] }).finish())]));
     const data = {
       repositoryId: 'r1', targetDistribution: { distro: 'debian', version: 'bookworm' }, generation: 1, publishedAt: new Date().toISOString(), kind: 'DEB', workspaceId: 'w1',
       workspaceSlug: 'acme', repositoryName: 'tools', retainedGenerations: [], ownerId: 'u1', packageCount: 1, inputsDigest: 'i1',

@@ -61,7 +61,7 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
 
   /** the generation's manifest, stored as the publisher stores it */
   const manifest = async (files: IndexFile[], repositoryFiles: IndexFile[] = []): Promise<PublicationManifestRef> => {
-    const info = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles }).finish())]));
+    const info = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles, parts: [] }).finish())]));
     return { blobKey: info.key, sha256: info.sha256, size: info.size };
   };
 

@@ -7,6 +7,7 @@ import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEvent, type RecordedEvent } from '@packyard/platform';
 import { IndexPublished, PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
+import { manifestFiles } from '@packyard/testing/publication-manifest';
 import { BUILD_CHECKPOINT } from './build-scheduler';
 import { publicationStream } from './publication.events';
 import { PUBLISHABLE_PACKAGES } from '../packages/publishable-packages.projection';
@@ -36,6 +37,7 @@ describe('publishing a distribution of many packages', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  const read = async (blobKey: string) => buffer(await rig.blobs.get(blobKey));
   const published = async (distribution: string): Promise<IndexPublished> => {
     const events = await rig.es.events.readStream(publicationStream(repositoryId, parseDistribution(distribution)));
     return lastPublished(events);
@@ -54,7 +56,10 @@ describe('publishing a distribution of many packages', () => {
 
     const bytes = await buffer(await rig.blobs.get(full.manifest!.blobKey));
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(full.manifest!.sha256);
-    const files = PublicationManifest.decode(bytes).files;
+    const { files, parts } = await manifestFiles(read, full.manifest!);
+    // the pool entries in parts of about 1,000: the manifest itself names them, and is hardly larger than an empty distribution's
+    expect(parts).toBeGreaterThan(1);
+    expect(bytes.length).toBeLessThan((await read(empty.manifest!.blobKey)).length + 1024);
     expect(files.filter((file) => file.package)).toHaveLength(PACKAGES);
     expect(files.map((file) => file.path)).toEqual(expect.arrayContaining(['dists/noble/InRelease', 'dists/noble/main/binary-amd64/Packages.gz', 'pool/main/r/rig-package-7/ubuntu/noble/rig-package-7_1.0-1_amd64.deb']));
   });
@@ -67,13 +72,19 @@ describe('publishing a distribution of many packages', () => {
     expect(largest).toBeLessThan(16 * 1024);
   });
 
-  it('writes the manifest of the next build (its pool entries encoded once and reused) as protobuf encodes it whole, listing the new package too', async () => {
+  it('writes the manifest of the next build as protobuf encodes it, listing the new package in a new part and naming the others as they were', async () => {
+    const before = (await published('ubuntu/noble')).manifest!;
     const added = syntheticDeb(repositoryId, PACKAGES);
     await recordUploaded(rig.es, added);
     expect(await rig.publisher.waitForPublication(repositoryId, added.id, 60_000)).toBe(true);
-    const bytes = await buffer(await rig.blobs.get((await published('ubuntu/noble')).manifest!.blobKey));
-    const manifest = PublicationManifest.decode(bytes);
-    expect(Buffer.from(PublicationManifest.encode(manifest).finish())).toEqual(bytes);
+    const after = (await published('ubuntu/noble')).manifest!;
+    const bytes = await read(after.blobKey);
+    expect(Buffer.from(PublicationManifest.encode(PublicationManifest.decode(bytes)).finish())).toEqual(bytes);
+    const partsBefore = PublicationManifest.decode(await read(before.blobKey)).parts.map((part) => part.sha256);
+    const partsAfter = PublicationManifest.decode(bytes).parts.map((part) => part.sha256);
+    expect(partsAfter.filter((part) => !partsBefore.includes(part))).toHaveLength(1);
+    expect(partsBefore.filter((part) => !partsAfter.includes(part))).toHaveLength(1);
+    const manifest = await manifestFiles(read, after);
     expect(manifest.files.filter((file) => file.package)).toHaveLength(PACKAGES + 1);
     expect(manifest.files.map((file) => file.path)).toContain(`pool/main/r/rig-package-${PACKAGES}/ubuntu/noble/rig-package-${PACKAGES}_1.0-1_amd64.deb`);
     expect(manifest.repositoryFiles.map((file) => file.path).sort()).toEqual(['gpg.key', 'keyring.gpg']);
@@ -167,10 +178,11 @@ describe('publishing what else a repository is made of', () => {
     return { built: (await count()).slice(before.length), signatures: rig.signatures() - signaturesBefore };
   };
 
+  const read = async (blobKey: string) => buffer(await rig.blobs.get(blobKey));
   const manifestPaths = async (repositoryId: string, distribution: string) => {
     const events = await rig.es.events.readStream(publicationStream(repositoryId, parseDistribution(distribution)));
     const published = lastPublished(events);
-    return PublicationManifest.decode(await buffer(await rig.blobs.get(published.manifest!.blobKey))).files.map((file) => file.path);
+    return (await manifestFiles(read, published.manifest!)).files.map((file) => file.path);
   };
 
   const indexBlobs = async (repositoryId: string) => {

@@ -125,6 +125,14 @@ export interface PublicationManifest {
    * serves them from what was published, without asking the signing module
    */
   repositoryFiles: IndexFile[];
+  /**
+   * the pool files' entries, after `files`, in parts stored content-addressed beside the
+   * manifest, each a PublicationManifest of `files` alone: a part ends after an entry whose
+   * path hashes to a multiple of the average part length, so one more package in 100,000
+   * changes one part, and the next generation's manifest names the other parts as they are
+   * (nothing of them written or read again)
+   */
+  parts: PublicationManifestRef[];
 }
 
 /**
@@ -1374,7 +1382,7 @@ export const IndexSigned: MessageFns<IndexSigned> = {
 };
 
 function createBasePublicationManifest(): PublicationManifest {
-  return { files: [], repositoryFiles: [] };
+  return { files: [], repositoryFiles: [], parts: [] };
 }
 
 export const PublicationManifest: MessageFns<PublicationManifest> = {
@@ -1384,6 +1392,9 @@ export const PublicationManifest: MessageFns<PublicationManifest> = {
     }
     for (const v of message.repositoryFiles) {
       IndexFile.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.parts) {
+      PublicationManifestRef.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1417,6 +1428,14 @@ export const PublicationManifest: MessageFns<PublicationManifest> = {
             message.repositoryFiles.push(IndexFile.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.parts.push(PublicationManifestRef.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1437,6 +1456,9 @@ export const PublicationManifest: MessageFns<PublicationManifest> = {
         : globalThis.Array.isArray(object?.repository_files)
         ? object.repository_files.map((e: any) => IndexFile.fromJSON(e))
         : [],
+      parts: globalThis.Array.isArray(object?.parts)
+        ? object.parts.map((e: any) => PublicationManifestRef.fromJSON(e))
+        : [],
     };
   },
 
@@ -1448,6 +1470,9 @@ export const PublicationManifest: MessageFns<PublicationManifest> = {
     if (message.repositoryFiles?.length) {
       obj.repositoryFiles = message.repositoryFiles.map((e) => IndexFile.toJSON(e));
     }
+    if (message.parts?.length) {
+      obj.parts = message.parts.map((e) => PublicationManifestRef.toJSON(e));
+    }
     return obj;
   },
 
@@ -1458,6 +1483,7 @@ export const PublicationManifest: MessageFns<PublicationManifest> = {
     const message = createBasePublicationManifest();
     message.files = object.files?.map((e) => IndexFile.fromPartial(e)) || [];
     message.repositoryFiles = object.repositoryFiles?.map((e) => IndexFile.fromPartial(e)) || [];
+    message.parts = object.parts?.map((e) => PublicationManifestRef.fromPartial(e)) || [];
     return message;
   },
 };
