@@ -71,9 +71,9 @@ export class GenerationWorkflow {
     // module signs those very bytes and then the signatures and the manifest (which names
     // every file by its content address) are stored: nothing points at a signature before
     // phase 2 records it, nor at the manifest before phase 3 publishes it. The files are
-    // named by the content addresses they are being stored at, so the manifest (15 MB at
-    // 100,000 packages) is written beside the index, not after it. Nothing is recorded
-    // unless every write and the signing succeed
+    // named by the content addresses they are being stored at, so the manifest and its new
+    // parts are written beside the index, not after it. Nothing is recorded unless every
+    // write and the signing succeed
     const metadata = built.metadata.map((file) => addressed(repository.id, file.path, file.bytes.length, file.sha256));
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
