@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BinaryReader } from '@bufbuild/protobuf/wire';
+import { RecentlyUsed } from '@packyard/platform';
 import { IndexFile, PublicationManifestRef, type PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
 
 export interface BlobReader {
@@ -73,23 +74,23 @@ export type ReadManifest = Pick<PublicationManifest, 'files' | 'repositoryFiles'
  * under its key, so a generation reads its manifest and the parts no earlier one had.
  */
 export class PublicationManifests {
-  private readonly manifests = new Map<string, Promise<ReadManifest>>();
-  private readonly parts = new Map<string, Promise<IndexFile[]>>();
+  private readonly manifests = new RecentlyUsed<string, Promise<ReadManifest>>(CACHED_MANIFESTS);
+  private readonly parts = new RecentlyUsed<string, Promise<IndexFile[]>>(CACHED_PARTS);
   /** encoded entry → its file, across manifests (see decodeManifest) */
   private readonly known = new Map<string, IndexFile>();
 
   constructor(private readonly blobs: BlobReader) {}
 
   manifest(ref: PublicationManifestRef): Promise<ReadManifest> {
-    return cached(this.manifests, ref.sha256, CACHED_MANIFESTS, async () => {
+    return readOnce(this.manifests, ref.sha256, async () => {
       const manifest = decodeManifest(await this.verified(ref), this.known);
       const parts = await Promise.all(manifest.parts.map((part) => this.part(part)));
-      return { files: parts.length === 0 ? manifest.files : manifest.files.concat(...parts), repositoryFiles: manifest.repositoryFiles };
+      return { files: manifest.files.concat(...parts), repositoryFiles: manifest.repositoryFiles };
     });
   }
 
   private part(ref: PublicationManifestRef): Promise<IndexFile[]> {
-    return cached(this.parts, ref.sha256, CACHED_PARTS, async () => decodeManifest(await this.verified(ref), this.known).files);
+    return readOnce(this.parts, ref.sha256, async () => decodeManifest(await this.verified(ref), this.known).files);
   }
 
   private async verified(ref: PublicationManifestRef): Promise<Buffer> {
@@ -102,15 +103,12 @@ export class PublicationManifests {
   }
 }
 
-/** `read()` kept under `key`, most recently used last, at most `limit` of them; a failed read is not kept */
-function cached<T>(cache: Map<string, Promise<T>>, key: string, limit: number, read: () => Promise<T>): Promise<T> {
-  let value = cache.get(key);
-  if (value) cache.delete(key);
-  else {
-    value = read();
-    value.catch(() => cache.get(key) === value && cache.delete(key));
-  }
+/** what `read()` gives for `key`, read once while the cache keeps it; a failed read is not kept */
+function readOnce<T>(cache: RecentlyUsed<string, Promise<T>>, key: string, read: () => Promise<T>): Promise<T> {
+  const kept = cache.get(key);
+  if (kept) return kept;
+  const value = read();
   cache.set(key, value);
-  if (cache.size > limit) cache.delete(cache.keys().next().value!);
+  value.catch(() => cache.get(key) === value && cache.delete(key));
   return value;
 }

@@ -8,8 +8,6 @@ import { contentTypeOf, isContentAddressed, repositoryPath, servedFile, type Loa
  * whatever the number of generations retained.
  */
 interface ServedLayer {
-  /** the root, the generation and its manifest: a layer is reused only for the same three */
-  key: string;
   files: ReadonlyMap<string, ServedFile>;
   /** the served files this layer made; the rest it shares with older layers */
   made: number;
@@ -36,6 +34,7 @@ export class ServedFiles {
     private readonly depth: 1 | 2,
     /** root → its layers, newest first */
     private readonly roots: ReadonlyMap<string, readonly ServedLayer[]>,
+    /** by the root, the generation and its manifest: a later build reuses a layer only for the same three */
     private readonly layers: ReadonlyMap<string, ServedLayer>,
   ) {
     let size = 0;
@@ -74,8 +73,8 @@ function newestIn(layers: readonly ServedLayer[] | undefined, relative: string):
  * DESIGN §4: a DEB file lives below `{repositoryUrl}/{distro}` (dists/{version}/…, pool/…),
  * an RPM file below `{repositoryUrl}/{distro}/{version}` (repodata/…, packages).
  */
-const distributionRoot = (repository: RepositoryRecord, publication: Pick<PublicationRecord, 'distro' | 'version'>) =>
-  `${repositoryPath(repository)}/${repository.kind === 'DEB' ? publication.distro : `${publication.distro}/${publication.version}`}`;
+const distributionRoot = (repositoryRoot: string, kind: RepositoryRecord['kind'], publication: Pick<PublicationRecord, 'distro' | 'version'>) =>
+  `${repositoryRoot}/${kind === 'DEB' ? publication.distro : `${publication.distro}/${publication.version}`}`;
 
 /** HTTP dates have whole seconds: a Last-Modified finer than that would never compare equal */
 const wholeSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
@@ -94,24 +93,24 @@ export function servedFiles(repository: RepositoryRecord, generations: readonly 
   const repositoryRoot = repositoryPath(repository);
   const roots = new Map<string, ServedLayer[]>();
   const layers = new Map<string, ServedLayer>();
+  const served = previous === ServedFiles.NONE ? undefined : previous;
   const add = (root: string, publication: PublicationRecord, list: readonly IndexFile[], part: string) => {
     if (list.length === 0) return;
     const key = `${root}|${publication.id}|${publication.manifest.sha256}|${part}`;
     const older = roots.get(root) ?? [];
-    const served = previous === ServedFiles.NONE ? undefined : previous;
-    const layer = previous.layer(key) ?? { key, ...layerOf(repository.id, list, wholeSeconds(publication.publishedAt), (path) => newestIn(older, path) ?? served?.get(`${root}/${path}`)) };
+    const layer = previous.layer(key) ?? layerOf(repository.id, list, wholeSeconds(publication.publishedAt), (path) => newestIn(older, path) ?? served?.get(`${root}/${path}`));
     roots.set(root, [layer, ...older]);
     layers.set(key, layer);
   };
   for (const { publication, files, repositoryFiles = [] } of generations) {
-    add(distributionRoot(repository, publication), publication, files, 'distribution');
+    add(distributionRoot(repositoryRoot, repository.kind, publication), publication, files, 'distribution');
     add(repositoryRoot, publication, repositoryFiles, 'repository');
   }
   return new ServedFiles(repositoryRoot, repository.kind === 'DEB' ? 1 : 2, roots, layers);
 }
 
 /** one generation's files below a root; `before` finds what the root served at a relative path until this generation */
-function layerOf(repositoryId: string, list: readonly IndexFile[], own: number, before: (path: string) => ServedFile | undefined): Omit<ServedLayer, 'key'> {
+function layerOf(repositoryId: string, list: readonly IndexFile[], own: number, before: (path: string) => ServedFile | undefined): ServedLayer {
   const files = new Map<string, ServedFile>();
   let made = 0;
   for (const file of list) {

@@ -4,6 +4,7 @@ export { type AptIndexFile, type IndexFile, aptIndexFile, indexFile, GZIP_LEVEL,
 export { escapeXml } from './common/xml-escape';
 export * from './common/stream-digester';
 export { GzipBlockCache, type IndexPiece } from './common/gzip-blocks';
+export { mixedHash } from './common/stable-hash';
 export * from './deb/deb-control.parser';
 export * from './deb/deb.parser';
 export type { DebContents, DataListingLimits } from './deb/data-archive.listing';

@@ -6,7 +6,7 @@ import type { Advisory } from '@packyard/formats/recorded-distributions';
 import { Advisory as AdvisoryMessage } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
-import { ARMORED_KEY_FILE, KEYRING_FILE, type Distribution } from '@packyard/formats';
+import { ARMORED_KEY_FILE, KEYRING_FILE, mixedHash, type Distribution } from '@packyard/formats';
 import type { PublishablePackage } from '../packages/publishable-package';
 import { advisoriesFor, buildGeneration, IndexEntryCache, type BuildOptions, type BuiltGeneration, type PoolEntry } from './generation.builder';
 import { contentTypeOf, type PublishedRepository } from './publication-layout';
@@ -249,19 +249,6 @@ async function allSettledOrThrow<T extends readonly unknown[]>(promises: { [K in
 const PART_ENTRIES = 1024;
 
 /**
- * FNV-1a over a path, mixed as MurmurHash3 finishes (FNV's low bits alone hardly vary
- * across paths that differ in a number: not one of 100,000 such paths ended a part):
- * where the manifest's parts end, the same in every generation
- */
-function pathHash(path: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < path.length; index++) hash = Math.imul(hash ^ path.charCodeAt(index), 0x01000193);
-  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
-  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
-  return (hash ^ (hash >>> 16)) >>> 0;
-}
-
-/**
  * The manifest's pool entries in parts, each stored content-addressed: a part ends after an
  * entry whose path hashes to a multiple of PART_ENTRIES, so an added, removed or changed
  * package changes the part it falls in and no other. The builders hand over the same entry
@@ -302,7 +289,7 @@ class ManifestParts {
     if (!known) {
       const { path, file } = entry;
       const bytes = Buffer.from(PublicationManifest.encode({ files: [{ path, ...file, contentType: contentTypeOf(path), package: true }], repositoryFiles: [], parts: [] }).finish());
-      known = { bytes, endsPart: pathHash(path) % PART_ENTRIES === 0 };
+      known = { bytes, endsPart: mixedHash(path) % PART_ENTRIES === 0 };
       this.entries.set(entry, known);
     }
     return known;

@@ -1,5 +1,6 @@
 import { gzip } from './index-file';
 import { PartDigests } from './part-digests';
+import { fnv1a } from './stable-hash';
 
 /** One package's text in an index (a Packages stanza, a primary.xml package element…). */
 export interface IndexPiece {
@@ -45,12 +46,8 @@ const BLOCK_SPREAD = 256;
 /** …and always after this many */
 const MAX_BLOCK_PIECES = 1024;
 
-/** FNV-1a: a cheap, stable hash that decides where blocks end */
-function endsBlock(key: string): boolean {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % BLOCK_SPREAD === 0;
-}
+/** whether a block ends after the piece with this key (a stable hash decides) */
+const endsBlock = (key: string): boolean => fnv1a(key) % BLOCK_SPREAD === 0;
 
 /**
  * The pieces as blocks of plain bytes and gzip members. gzip allows a file of several
