@@ -31,8 +31,9 @@ export interface GenerationWorkflowOptions {
 
 /**
  * One distribution's next generation, in Pulp's phases through the module's command
- * handler and the publication decider: the metadata is stored (IndexBuilt), signed by the
- * signing module (IndexSigned), and made current with its manifest (IndexPublished). A
+ * handler and the publication decider: the metadata is stored, signed by the signing
+ * module, and made current with its manifest, recorded as IndexBuilt, IndexSigned and
+ * IndexPublished in one append once all of it is stored. A
  * generation built from the same inputs as the current one (packages, repository layout)
  * is not made again unless forced, so nothing is re-signed for nothing.
  */
@@ -67,38 +68,36 @@ export class GenerationWorkflow {
     if (!force && current.state.currentInputs === inputsDigest) return { generation: current.state.published[0].generation, built: false };
     const built = await buildGeneration(repository, target, packages, this.entries, date, applying, this.options.build);
 
-    // phase 1: every metadata file is stored before anything points at it, while the signing
-    // module signs those very bytes and then the signatures and the manifest (which names
-    // every file by its content address) are stored: nothing points at a signature before
-    // phase 2 records it, nor at the manifest before phase 3 publishes it. The files are
-    // named by the content addresses they are being stored at, so the manifest and its new
-    // parts are written beside the index, not after it. Nothing is recorded unless every
-    // write and the signing succeed
+    // every file is stored before anything points at it: the metadata while the signing module
+    // signs those very bytes, the manifest's parts (the pool entries) beside them, and once the
+    // signatures are in, the signatures and the manifest's root (which names every file by its
+    // content address: it is computed, not read back). Nothing is recorded unless every write
+    // and the signing succeed; then one append records the generation and makes it current
     const metadata = built.metadata.map((file) => addressed(repository.id, file.path, file.bytes.length, file.sha256));
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
-    const [, { signed, manifest, keyFingerprint }] = await allSettledOrThrow([
+    const parts = this.manifestParts.of(built.pool, (bytes) => this.storeManifestBlob(repository.id, bytes));
+    const keyFiles = this.keyFiles(repository.id);
+    const [, , , { signed, manifest, keyFingerprint, signedAt }] = await allSettledOrThrow([
       Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
+      parts,
+      keyFiles,
       this.sign(repository, built).then(async (signatures) => {
+        const signedAt = new Date().toISOString();
         const signed = signatures.map(({ path, bytes }) => addressed(repository.id, path, bytes.length, sha256Of(bytes)));
         const [, manifest] = await allSettledOrThrow([
           Promise.all(signatures.map(({ path, bytes }, index) => this.store(repository.id, path, bytes, signed[index].sha256))),
-          this.keyFiles(repository.id).then((keyFiles) => this.storeManifest(repository.id, [...metadata, ...signed, ...aliases], built.pool, keyFiles)),
+          Promise.all([parts, keyFiles]).then(([parts, keyFiles]) =>
+            this.storeManifestBlob(repository.id, Buffer.from(PublicationManifest.encode({ files: [...metadata, ...signed, ...aliases], repositoryFiles: keyFiles, parts }).finish())),
+          ),
         ]);
-        return { signed, manifest, keyFingerprint: signatures[0].fingerprint };
+        return { signed, manifest, keyFingerprint: signatures[0].fingerprint, signedAt };
       }),
     ]);
-    const { lastGeneration: generation } = await this.decide(stream, fence, { type: 'RecordBuilt', repositoryId: repository.id, target, files: metadata, now: date.toISOString() });
-
-    // phase 2: the signatures over exactly the stored bytes
-    await this.decide(stream, fence, {
-      type: 'RecordSigned', repositoryId: repository.id, target, generation, files: signed, keyFingerprint, now: new Date().toISOString(),
-    });
-
-    // phase 3: one event makes the generation current; it names the manifest of its files
-    await this.decide(stream, fence, {
+    const { lastGeneration: generation } = await this.decide(stream, fence, {
       type: 'Publish',
-      generation,
+      built: { files: metadata, at: date.toISOString() },
+      signed: { files: signed, keyFingerprint, at: signedAt },
       publication: {
         repositoryId: repository.id,
         targetDistribution: target,
@@ -161,12 +160,7 @@ export class GenerationWorkflow {
     return file;
   }
 
-  /** the generation's file list, stored content-addressed beside its index files, its pool entries in parts (ManifestParts): IndexPublished names it */
-  private async storeManifest(repositoryId: string, files: IndexFile[], pool: readonly PoolEntry[], repositoryFiles: IndexFile[]): Promise<PublicationManifestRef> {
-    const parts = await this.manifestParts.of(pool, (bytes) => this.storeManifestBlob(repositoryId, bytes));
-    return this.storeManifestBlob(repositoryId, Buffer.from(PublicationManifest.encode({ files, repositoryFiles, parts }).finish()));
-  }
-
+  /** a manifest's root or one of its parts (ManifestParts), content-addressed beside the index files: IndexPublished names the root */
   private async storeManifestBlob(repositoryId: string, bytes: Buffer): Promise<PublicationManifestRef> {
     const sha256 = sha256Of(bytes);
     const blobKey = contentAddressedKey(indexBlobPrefix(repositoryId), sha256);

@@ -1,5 +1,4 @@
-import type { Distribution } from '@packyard/formats';
-import { assertNever, conflict, type Decider } from '@packyard/platform';
+import { assertNever, type Decider } from '@packyard/platform';
 import type { IndexFile, IndexPublished as IndexPublishedData } from '@packyard/proto/packyard/repository/v1/events';
 import type { PublicationEvent } from './publication.events';
 
@@ -19,18 +18,21 @@ export const MAX_RETAINED_GENERATIONS = 8;
 export interface PublicationState {
   /** the highest generation built so far */
   lastGeneration: number;
-  /** the generation being published: built, then signed */
-  pending?: { generation: number; signed: boolean };
   /** published generations, newest first, with when each was published: the current one and the retained ones */
   published: { generation: number; publishedAt: string }[];
   /** what the current generation was built from (IndexPublished.inputsDigest) */
   currentInputs?: string;
 }
 
-export type PublicationCommand =
-  | { type: 'RecordBuilt'; repositoryId: string; target: Distribution; files: IndexFile[]; now: string }
-  | { type: 'RecordSigned'; repositoryId: string; target: Distribution; generation: number; files: IndexFile[]; keyFingerprint: string; now: string }
-  | { type: 'Publish'; generation: number; publication: Omit<IndexPublishedData, 'generation' | 'retainedGenerations'> };
+/** a generation whose files and signatures are all stored: recorded and made current */
+export interface PublicationCommand {
+  type: 'Publish';
+  /** the metadata files, named by the content addresses they are stored at */
+  built: { files: IndexFile[]; at: string };
+  /** the signatures over exactly those bytes */
+  signed: { files: IndexFile[]; keyFingerprint: string; at: string };
+  publication: Omit<IndexPublishedData, 'generation' | 'retainedGenerations'>;
+}
 
 /** the generations that stay readable once a new one is published at `now`: each was replaced when the next newer one was published */
 function retained(published: PublicationState['published'], now: string): number[] {
@@ -41,57 +43,30 @@ function retained(published: PublicationState['published'], now: string): number
     .map(({ generation }) => generation);
 }
 
-const outOfOrder = (what: string) => conflict('PACKYARD_PUBLICATION_OUT_OF_ORDER', what);
-
 /**
- * Publish in phases (Pulp): a generation's files are stored and recorded (IndexBuilt),
- * signed (IndexSigned), and only then made current in one step (IndexPublished), which
- * also says which older generations stay readable. A newer build supersedes a pending one.
+ * Publish in Pulp's phases, recorded together: a generation's files are stored (IndexBuilt),
+ * signed (IndexSigned) and made current (IndexPublished, which also says which older
+ * generations stay readable) in one append, once every write and the signing have succeeded,
+ * so no generation is ever recorded half made. Logs written before kept the phases apart: a
+ * generation built there and never published is skipped by the next one.
  */
 export const publicationDecider: Decider<PublicationState, PublicationCommand, PublicationEvent> = {
   initialState: () => ({ lastGeneration: 0, published: [] }),
-  decide(command, state) {
-    switch (command.type) {
-      case 'RecordBuilt':
-        return [
-          {
-            type: 'IndexBuilt',
-            data: { repositoryId: command.repositoryId, targetDistribution: command.target, generation: state.lastGeneration + 1, files: command.files, builtAt: command.now },
-          },
-        ];
-      case 'RecordSigned':
-        if (state.pending?.generation !== command.generation || state.pending.signed) throw outOfOrder(`Generation ${command.generation} is not waiting for signatures`);
-        return [
-          {
-            type: 'IndexSigned',
-            data: {
-              repositoryId: command.repositoryId,
-              targetDistribution: command.target,
-              generation: command.generation,
-              files: command.files,
-              signedAt: command.now,
-              keyFingerprint: command.keyFingerprint,
-            },
-          },
-        ];
-      case 'Publish':
-        if (state.pending?.generation !== command.generation || !state.pending.signed) throw outOfOrder(`Generation ${command.generation} is not signed`);
-        return [
-          {
-            type: 'IndexPublished',
-            data: { ...command.publication, generation: command.generation, retainedGenerations: retained(state.published, command.publication.publishedAt) },
-          },
-        ];
-      default:
-        return assertNever(command);
-    }
+  decide({ built, signed, publication }, state) {
+    const generation = state.lastGeneration + 1;
+    const { repositoryId, targetDistribution } = publication;
+    return [
+      { type: 'IndexBuilt', data: { repositoryId, targetDistribution, generation, files: built.files, builtAt: built.at } },
+      { type: 'IndexSigned', data: { repositoryId, targetDistribution, generation, files: signed.files, signedAt: signed.at, keyFingerprint: signed.keyFingerprint } },
+      { type: 'IndexPublished', data: { ...publication, generation, retainedGenerations: retained(state.published, publication.publishedAt) } },
+    ];
   },
   evolve(state, event) {
     switch (event.type) {
       case 'IndexBuilt':
-        return { ...state, lastGeneration: event.data.generation, pending: { generation: event.data.generation, signed: false } };
+        return { ...state, lastGeneration: event.data.generation };
       case 'IndexSigned':
-        return { ...state, pending: { generation: event.data.generation, signed: true } };
+        return state;
       case 'IndexPublished':
         return {
           lastGeneration: state.lastGeneration,

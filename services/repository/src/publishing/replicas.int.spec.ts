@@ -154,8 +154,10 @@ describe('publishing replicas sharing one store', () => {
 
     // the other check: two writers deciding on the same version of the stream cannot both write
     // generation 2; the append of the one that read it stale is refused and decided again
+    const now = new Date().toISOString();
+    const publication = { repositoryId: 'r-fenced', targetDistribution: target, publishedAt: now, kind: 'DEB', workspaceId: 'w', workspaceSlug: 'w', repositoryName: 'fenced', ownerId: 'u', packageCount: 0, inputsDigest: 'd' };
     const builtBy = async (rig: PublishingRig) =>
-      handleCommand(rig.es.events, stream, publicationDecider, { type: 'RecordBuilt', repositoryId: 'r-fenced', target: { distro: 'ubuntu', version: 'noble' }, files: [], now: new Date().toISOString() }, { fence: newLease });
+      handleCommand(rig.es.events, stream, publicationDecider, { type: 'Publish', built: { files: [], at: now }, signed: { files: [], keyFingerprint: 'F', at: now }, publication }, { fence: newLease });
     await expect(a.es.events.append(stream, 1, [{ id: randomUUID(), type: 'IndexBuilt', data: {} }], { fence: newLease })).rejects.toBeInstanceOf(ConcurrencyError);
     const generations = await Promise.all([builtBy(a), builtBy(b)]);
     expect(generations.map((result) => result.state.lastGeneration).sort()).toEqual([2, 3]);
