@@ -1,3 +1,4 @@
+import { connectivityState } from '@grpc/grpc-js';
 import { ClientError, createChannel, createClientFactory, type Channel, type Client, type CompatServiceDefinition } from 'nice-grpc';
 import { Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'nice-grpc-common';
 import { Counter, Histogram, type Registry } from 'prom-client';
@@ -12,7 +13,11 @@ export interface CallerOptions {
 export type PackyardClient<D extends CompatServiceDefinition> = Client<D, CallerOptions>;
 
 export interface GrpcClients {
-  /** a client of `module`'s service; the channel opens on first use; calls take turns among the module's replicas */
+  /**
+   * a client of `module`'s service; the channel opens on first use; calls take turns among
+   * the module's replicas, passing over one whose last connection attempt failed while
+   * another is not in that state (its channel fails every call at once until it reconnects)
+   */
   client<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D>;
   /** one client per replica of `module` (every address its `<MODULE>_GRPC_ADDR` lists), to ask each of them */
   replicaClients<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D>[];
@@ -103,16 +108,20 @@ export function createGrpcClients(options: {
 
   return {
     client<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D> {
-      let clients: PackyardClient<D>[] | undefined;
+      let replicas: { client: PackyardClient<D>; channel: Channel }[] | undefined;
       let turn = 0;
-      // The serving address may only be known once this process's server listens.
+      const next = () => {
+        // The serving address may only be known once this process's server listens.
+        replicas ??= options.addressesOf(module).map((address) => ({ client: clientAt(definition, address), channel: channelTo(address) }));
+        for (let tried = 1; tried < replicas.length; tried++) {
+          const replica = replicas[turn++ % replicas.length];
+          if (replica.channel.getConnectivityState(false) !== connectivityState.TRANSIENT_FAILURE) return replica.client;
+        }
+        return replicas[turn++ % replicas.length].client;
+      };
       return new Proxy({} as PackyardClient<D>, {
         get(_target, method: string) {
-          return (...args: unknown[]) => {
-            clients ??= options.addressesOf(module).map((address) => clientAt(definition, address));
-            const client = clients[turn++ % clients.length];
-            return (client as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args);
-          };
+          return (...args: unknown[]) => (next() as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args);
         },
       });
     },
