@@ -23,6 +23,8 @@ export interface PublisherOptions {
   logger: Logger;
   /** the package sets, fed by the publishable-packages projection */
   packageSets: PackageSets;
+  /** how long a burst of uploads to one repository may keep arriving before a build starts */
+  debounceMs?: number;
   /** distributions of one repository built at once */
   concurrency?: number;
   /** this replica among those sharing the module's store: names it in the publishing leases */
@@ -58,6 +60,7 @@ export class Publisher {
     this.scheduler = new BuildScheduler({
       es: options.es,
       logger: options.logger,
+      debounceMs: options.debounceMs,
       holder: options.holder,
       leaseMs: options.leaseMs,
       maxBuilds: options.maxBuilds,
