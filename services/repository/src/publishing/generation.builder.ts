@@ -87,6 +87,8 @@ interface RepositoryEntries {
   source: WeakMap<PublishablePackage, SourceEntry & { component: string }>;
   yum: WeakMap<PublishablePackage, YumEntry>;
   blocks: Map<string, GzipBlockCache>;
+  /** each YUM repository's repomd.xml as built last, with the metadata files it lists (unchangedRepomd) */
+  repomds: Map<string, { files: string; repomd: IndexFile }>;
 }
 
 /**
@@ -112,7 +114,7 @@ export class IndexEntryCache {
 
   private of(repositoryId: string): RepositoryEntries {
     let entries = this.repositories.get(repositoryId);
-    if (!entries) this.repositories.set(repositoryId, (entries = { apt: new WeakMap(), source: new WeakMap(), yum: new WeakMap(), blocks: new Map() }));
+    if (!entries) this.repositories.set(repositoryId, (entries = { apt: new WeakMap(), source: new WeakMap(), yum: new WeakMap(), blocks: new Map(), repomds: new Map() }));
     return entries;
   }
 
@@ -173,6 +175,21 @@ export class IndexEntryCache {
     let cache = blocks.get(distribution);
     if (!cache) blocks.set(distribution, (cache = new GzipBlockCache()));
     return cache;
+  }
+
+  /**
+   * the repomd.xml a YUM repository (by its root) was built with last, when it lists the same
+   * metadata files again: the same bytes, revision and timestamps included, so an unchanged
+   * repository (an RPM distribution's source packages while binary packages come and go) is
+   * not signed again and its clients find nothing new in it
+   */
+  unchangedRepomd(repositoryId: string, root: string, files: readonly IndexFile[], repomd: IndexFile): IndexFile {
+    const { repomds } = this.of(repositoryId);
+    const listed = files.map((file) => file.sha256).join(' ');
+    const before = repomds.get(root);
+    if (before?.files === listed) return before.repomd;
+    repomds.set(root, { files: listed, repomd });
+    return repomd;
   }
 
   forgetRepository(repositoryId: string): void {
@@ -319,8 +336,8 @@ async function buildRpm(
   const distribution = `${target.distro}/${target.version}`;
   // the source packages' repository is published empty too, so a [<name>-source] section always answers
   const [binaries, sources] = await Promise.all([
-    yumRepository(packages.filter((pkg) => !isSourcePackage(pkg)), '', { ...options, additional }, cache, cache.blocksOf(repository.id, distribution)),
-    yumRepository(packages.filter(isSourcePackage), `${RPM_SOURCE_DIR}/`, options, cache, cache.blocksOf(repository.id, `${distribution}/${RPM_SOURCE_DIR}`)),
+    yumRepository(packages.filter((pkg) => !isSourcePackage(pkg)), '', { ...options, additional }, cache, repository.id, distribution),
+    yumRepository(packages.filter(isSourcePackage), `${RPM_SOURCE_DIR}/`, options, cache, repository.id, `${distribution}/${RPM_SOURCE_DIR}`),
   ]);
   return {
     metadata: [...binaries.metadata, ...sources.metadata],
@@ -330,15 +347,17 @@ async function buildRpm(
   };
 }
 
-/** one YUM repository (repodata and the packages it locates) whose root is `prefix` below the distribution root */
-async function yumRepository(packages: readonly PublishablePackage[], prefix: string, options: RepodataOptions, cache: IndexEntryCache, blocks: GzipBlockCache) {
+/** one YUM repository (repodata and the packages it locates) whose root is `prefix` below the distribution root, `root` in the repository */
+async function yumRepository(packages: readonly PublishablePackage[], prefix: string, options: RepodataOptions, cache: IndexEntryCache, repositoryId: string, root: string) {
   const fragments = packages.map((pkg) => cache.yumFragments(pkg));
+  const blocks = cache.blocksOf(repositoryId, root);
   const repodata = await buildRepodata(fragments, options, blocks);
   blocks.sweep();
   const below = (file: IndexFile): IndexFile => ({ ...file, path: `${prefix}${file.path}` });
+  const repomd = below(cache.unchangedRepomd(repositoryId, root, repodata.files, repodata.repomd));
   return {
-    metadata: [...repodata.files.map(below), below(repodata.repomd)],
-    repomd: below(repodata.repomd),
+    metadata: [...repodata.files.map(below), repomd],
+    repomd,
     pool: prefix ? fragments.map(({ pool }) => ({ path: `${prefix}${pool.path}`, file: pool.file })) : fragments.map(({ pool }) => pool),
   };
 }

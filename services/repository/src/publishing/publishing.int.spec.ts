@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { parseDistribution } from '@packyard/formats';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeEvent, type RecordedEvent } from '@packyard/platform';
+import { decodeEvent, recordInbox, type RecordedEvent } from '@packyard/platform';
 import { IndexPublished, PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
 import { manifestFiles } from '@packyard/testing/publication-manifest';
 import { BUILD_CHECKPOINT } from './build-scheduler';
@@ -179,11 +179,11 @@ describe('publishing what else a repository is made of', () => {
   };
 
   const read = async (blobKey: string) => buffer(await rig.blobs.get(blobKey));
-  const manifestPaths = async (repositoryId: string, distribution: string) => {
+  const manifestEntries = async (repositoryId: string, distribution: string) => {
     const events = await rig.es.events.readStream(publicationStream(repositoryId, parseDistribution(distribution)));
-    const published = lastPublished(events);
-    return (await manifestFiles(read, published.manifest!)).files.map((file) => file.path);
+    return (await manifestFiles(read, lastPublished(events).manifest!)).files;
   };
+  const manifestPaths = async (repositoryId: string, distribution: string) => (await manifestEntries(repositoryId, distribution)).map((file) => file.path);
 
   const indexBlobs = async (repositoryId: string) => {
     const keys: string[] = [];
@@ -191,25 +191,43 @@ describe('publishing what else a repository is made of', () => {
     return keys;
   };
 
-  it('rebuilds only the distributions an advisory applies to when it is created or deleted, with updateinfo.xml and both repomd.xml signed', async () => {
+  it('rebuilds only the distributions an advisory applies to when it is created or deleted, with updateinfo.xml, and signs only the repomd.xml that changed until the keys change', async () => {
     const repositoryId = 'r-advisories';
     await afterChanges(() => seedRepository(rig.es, { id: repositoryId, kind: 'RPM', name: 'advisories' }, []));
+    const sourceRepomd = async () => {
+      const files = new Map((await manifestEntries(repositoryId, 'el/9')).map((file) => [file.path, file.blobKey]));
+      return [files.get('SRPMS/repodata/repomd.xml'), files.get('SRPMS/repodata/repomd.xml.asc')];
+    };
+    const sourcesBefore = await sourceRepomd();
     const advisory = {
       id: 'PKY-2026-1', repositoryId, type: 'security', severity: 'Important', title: 'fix', description: 'a fix', issuedAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-01T00:00:00.000Z', references: [], packages: [{ name: 'hello', epoch: 0, version: '2', release: '1', arch: 'noarch', distribution: 'el/9' }],
       createdAt: '2026-01-01T00:00:00.000Z',
     };
+    // a second later: a repomd.xml built again would carry another revision
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const created = await afterChanges(() => recordOwn(rig.es, `advisories-${repositoryId}`, 'AdvisoryCreated', { advisory }));
-    // repodata/repomd.xml and SRPMS/repodata/repomd.xml
-    expect(created).toEqual({ built: [publicationStream(repositoryId, { distro: 'el', version: '9' })], signatures: 2 });
+    // repodata/repomd.xml; the source packages' SRPMS/repodata/repomd.xml lists the same files and keeps its bytes and signature
+    expect(created).toEqual({ built: [publicationStream(repositoryId, { distro: 'el', version: '9' })], signatures: 1 });
     const paths = await manifestPaths(repositoryId, 'el/9');
     expect(paths.some((path) => /^repodata\/[0-9a-f]+-updateinfo\.xml\.gz$/.test(path))).toBe(true);
     expect(paths).toEqual(expect.arrayContaining(['repodata/repomd.xml.asc', 'SRPMS/repodata/repomd.xml', 'SRPMS/repodata/repomd.xml.asc']));
+    expect(await sourceRepomd()).toEqual(sourcesBefore);
     expect((await manifestPaths(repositoryId, 'el/8')).some((path) => path.includes('updateinfo'))).toBe(false);
 
     const deleted = await afterChanges(() => recordOwn(rig.es, `advisories-${repositoryId}`, 'AdvisoryDeleted', { repositoryId, advisoryId: advisory.id, deletedAt: new Date().toISOString() }));
-    expect(deleted).toEqual({ built: [publicationStream(repositoryId, { distro: 'el', version: '9' })], signatures: 2 });
+    expect(deleted).toEqual({ built: [publicationStream(repositoryId, { distro: 'el', version: '9' })], signatures: 1 });
     expect((await manifestPaths(repositoryId, 'el/9')).some((path) => path.includes('updateinfo'))).toBe(false);
+
+    // a key change signs every repomd.xml of every distribution anew, the unchanged ones too
+    const keysChanged = await afterChanges(() =>
+      recordInbox(rig.es.events, 'signing', { id: randomUUID(), type: 'SigningKeysChanged', key: repositoryId, data: { repositoryId, signingFingerprints: [], changedAt: new Date().toISOString() } }).then(() => undefined),
+    );
+    expect(keysChanged.built).toContain(publicationStream(repositoryId, { distro: 'el', version: '9' }));
+    expect(keysChanged.signatures).toBe(2 * keysChanged.built.length);
+    const [repomd, signature] = await sourceRepomd();
+    expect(repomd).toBe(sourcesBefore[0]);
+    expect(signature).not.toBe(sourcesBefore[1]);
   });
 
   it('builds nothing for a deleted repository and keeps its indices, signs them anew once restored, and drops them at its purge', async () => {
