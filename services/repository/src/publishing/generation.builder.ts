@@ -178,10 +178,11 @@ export class IndexEntryCache {
   }
 
   /**
-   * the repomd.xml a YUM repository (by its root) was built with last, when it lists the same
-   * metadata files again: the same bytes, revision and timestamps included, so an unchanged
-   * repository (an RPM distribution's source packages while binary packages come and go) is
-   * not signed again and its clients find nothing new in it
+   * the repomd.xml a YUM repository (by its root) was built with last, the same object, when it
+   * lists the same metadata files again: the same bytes, revision and timestamps included, so an
+   * unchanged repository (an RPM distribution's source packages while binary packages come and
+   * go) is not signed again (the workflow keeps signatures by the signed object) and its
+   * clients find nothing new in it
    */
   unchangedRepomd(repositoryId: string, root: string, files: readonly IndexFile[], repomd: IndexFile): IndexFile {
     const { repomds } = this.of(repositoryId);
@@ -354,7 +355,7 @@ async function yumRepository(packages: readonly PublishablePackage[], prefix: st
   const repodata = await buildRepodata(fragments, options, blocks);
   blocks.sweep();
   const below = (file: IndexFile): IndexFile => ({ ...file, path: `${prefix}${file.path}` });
-  const repomd = below(cache.unchangedRepomd(repositoryId, root, repodata.files, repodata.repomd));
+  const repomd = cache.unchangedRepomd(repositoryId, root, repodata.files, below(repodata.repomd));
   return {
     metadata: [...repodata.files.map(below), repomd],
     repomd,

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { handleCommand, loadAggregate, RecentlyUsed, serviceCaller, type AggregateCache, type EventSourcing, type Fence, type PackyardClient } from '@packyard/platform';
+import { handleCommand, loadAggregate, serviceCaller, type AggregateCache, type EventSourcing, type Fence, type PackyardClient } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { Advisory } from '@packyard/formats/recorded-distributions';
 import { Advisory as AdvisoryMessage } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningServiceDefinition, SignResponse } from '@packyard/proto/packyard/signing/v1/signing';
-import { ARMORED_KEY_FILE, formatDistribution, KEYRING_FILE, mixedHash, type Distribution } from '@packyard/formats';
+import { ARMORED_KEY_FILE, KEYRING_FILE, mixedHash, type Distribution } from '@packyard/formats';
 import type { PublishablePackage } from '../packages/publishable-package';
-import { advisoriesFor, buildGeneration, CACHED_REPOSITORIES, IndexEntryCache, type BuildOptions, type BuiltGeneration, type PoolEntry } from './generation.builder';
+import { advisoriesFor, buildGeneration, IndexEntryCache, type BuildOptions, type BuiltGeneration, type PoolEntry } from './generation.builder';
 import { contentTypeOf, type PublishedRepository } from './publication-layout';
 import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
 import { isPublicationIntegrationEvent, publicationStream, publicationStreamPrefix } from './publication.events';
@@ -41,8 +41,8 @@ export class GenerationWorkflow {
   /** publication aggregates as last read or written here: a stream grows by three events per build, so it is read whole once, then only what was appended since */
   private readonly publications: AggregateCache<PublicationState> = new Map();
   private readonly publicKeys = new Map<string, Promise<{ armored: string; binary: Uint8Array }>>();
-  /** per RPM repository (those built last), the signatures last made over each signed file, by distribution and path (signatureOver) */
-  private readonly signatures = new RecentlyUsed<string, Map<string, { sha256: string; response: Promise<SignResponse> }>>(CACHED_REPOSITORIES);
+  /** the signatures made over each signed file, by the object the builders handed over (signatureOver) */
+  private readonly signatures = new WeakMap<Signable, Promise<SignResponse>>();
   readonly entries = new IndexEntryCache();
   private readonly manifestParts = new ManifestParts();
 
@@ -84,7 +84,7 @@ export class GenerationWorkflow {
       Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
       parts,
       keyFiles,
-      this.sign(repository, target, built).then(async (signatures) => {
+      this.sign(repository, built, force).then(async (signatures) => {
         const signedAt = new Date().toISOString();
         const signed = signatures.map(({ path, bytes }) => addressed(repository.id, path, bytes.length, sha256Of(bytes)));
         const [, manifest] = await allSettledOrThrow([
@@ -121,12 +121,10 @@ export class GenerationWorkflow {
   /** a key roll: the next build signs with the keys that sign now */
   forgetKey(repositoryId: string): void {
     this.publicKeys.delete(repositoryId);
-    this.signatures.delete(repositoryId);
   }
 
   forget(repositoryId: string): void {
     this.publicKeys.delete(repositoryId);
-    this.signatures.delete(repositoryId);
     this.entries.forgetRepository(repositoryId);
     for (const stream of this.publications.keys()) if (stream.startsWith(publicationStreamPrefix(repositoryId))) this.publications.delete(stream);
   }
@@ -187,11 +185,11 @@ export class GenerationWorkflow {
    * InRelease + Release.gpg over the Release (DEB); repomd.xml.asc over each repomd.xml (the
    * binary and the source packages' repository) and the key beside it (RPM)
    */
-  private async sign(repository: PublishedRepository, target: Distribution, built: BuiltGeneration): Promise<{ path: string; bytes: Buffer; fingerprint: string }[]> {
+  private async sign(repository: PublishedRepository, built: BuiltGeneration, force: boolean): Promise<{ path: string; bytes: Buffer; fingerprint: string }[]> {
     const modes = repository.kind === 'DEB' ? ['clearsign', 'detached'] : ['detached-armored'];
     const signed = await Promise.all(
       built.signables.map(async (signable) => {
-        const result = await this.signatureOver(repository, `${formatDistribution(target)}/${signable.path}`, signable, modes);
+        const result = await this.signatureOver(repository.id, signable, modes, force);
         const fingerprint = result.keyFingerprint;
         if (repository.kind === 'DEB') {
           const dir = signable.path.slice(0, signable.path.lastIndexOf('/'));
@@ -210,23 +208,17 @@ export class GenerationWorkflow {
   }
 
   /**
-   * the signing module's signatures over a file, or the ones it made over the same bytes at
-   * the same path before: an unchanged repomd.xml (the builder keeps one whose files did not
-   * change, the source packages' one while binary packages come and go) is not signed again.
-   * A Release carries its date, so DEB ones differ every build and are not kept. A key
-   * change forces a build, which drops what was kept first (forgetKey).
+   * the signing module's signatures over a file, or the ones it made before over the same
+   * object: the builders hand over the same object while its bytes stay the same (an
+   * unchanged repomd.xml, IndexEntryCache.unchangedRepomd), which is then not signed again,
+   * and kept as long as they keep it. A forced build (a key change) signs everything anew.
    */
-  private signatureOver(repository: PublishedRepository, path: string, signable: { bytes: Buffer; sha256: string }, modes: string[]): Promise<SignResponse> {
-    const request = () => this.options.signing.sign({ repositoryId: repository.id, data: signable.bytes, modes }, { caller: REPOSITORY_CALLER });
-    if (repository.kind === 'DEB') return request();
-    let kept = this.signatures.get(repository.id);
-    if (!kept) this.signatures.set(repository.id, (kept = new Map()));
-    const before = kept.get(path);
-    if (before?.sha256 === signable.sha256) return before.response;
-    const response = request();
-    const entry = { sha256: signable.sha256, response };
-    kept.set(path, entry);
-    response.catch(() => kept.get(path) === entry && kept.delete(path));
+  private signatureOver(repositoryId: string, signable: Signable, modes: string[], force: boolean): Promise<SignResponse> {
+    const kept = force ? undefined : this.signatures.get(signable);
+    if (kept) return kept;
+    const response = this.options.signing.sign({ repositoryId, data: signable.bytes, modes }, { caller: REPOSITORY_CALLER });
+    this.signatures.set(signable, response);
+    response.catch(() => this.signatures.get(signable) === response && this.signatures.delete(signable));
     return response;
   }
 
@@ -240,6 +232,9 @@ export class GenerationWorkflow {
     return key;
   }
 }
+
+/** a file the builders hand over for signing */
+type Signable = BuiltGeneration['signables'][number];
 
 const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
