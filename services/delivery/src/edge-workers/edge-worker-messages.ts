@@ -16,8 +16,8 @@ export type ToEdgeWorker =
   | { type: 'metrics'; seq: number }
   /** how many connections each worker holds */
   | { type: 'held'; table: HeldTable }
-  /** sent with a connection another worker accepted and gave away (not read yet): serve it */
-  | { type: 'connection' };
+  /** sent with a connection another worker accepted and gave away (not read yet): serve it, and say `took` with its number */
+  | { type: 'connection'; number: number };
 
 /** what an edge worker tells the delivery module */
 export type FromEdgeWorker =
@@ -36,7 +36,9 @@ export type FromEdgeWorker =
   /** how many connections it holds now, in its `report`th report */
   | { type: 'held'; count: number; report: number }
   /** sent with a connection it accepted and does not keep (not read yet): give it to the worker holding the fewest */
-  | { type: 'give' };
+  | { type: 'give' }
+  /** it has the connection sent in message `connection` (the main process's copy can close) */
+  | { type: 'took'; connection: number };
 
 /** environment of a worker: which slot it fills (its metrics label) and where the main process's HTTP server is */
 export const EDGE_WORKER_SLOT_ENV = 'PACKYARD_EDGE_WORKER_SLOT';

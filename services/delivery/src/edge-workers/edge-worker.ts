@@ -116,7 +116,10 @@ export async function runEdgeWorker(): Promise<void> {
     if (message.type === 'welcome') welcome();
     else if (message.type === 'listen') listen(message.moduleAddresses);
     else if (message.type === 'held') balance?.heard(message.table);
-    else if (message.type === 'connection') adopt(connection);
+    else if (message.type === 'connection') {
+      adopt(connection);
+      send({ type: 'took', connection: message.number });
+    }
     else if (handle) handle(message);
     else early.push(message);
   });

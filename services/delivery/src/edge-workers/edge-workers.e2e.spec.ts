@@ -79,6 +79,12 @@ async function keptUnbalanced(): Promise<number> {
   return [...text.matchAll(/^packyard_delivery_edge_connections_kept_unbalanced_total\{[^}]*\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
 }
 
+/** connections worker `slot` accepted and gave to another (the main process asks each worker that answers within its timeout) */
+async function givenAway(slot: string): Promise<number> {
+  const text = await (await fetch(packyard.metricsUrl)).text();
+  return Number(new RegExp(`^packyard_delivery_edge_connections_given_total\\{edge_worker="${slot}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+}
+
 /** opens `count` connections at once, each sending one GET of `path` right away; resolves with each one's first answer, the sockets left open */
 async function burst(count: number, path: string, authorization: string): Promise<{ sockets: Socket[]; answers: string[] }> {
   const { hostname, port } = new URL(packyard.url);
@@ -294,6 +300,29 @@ describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
     const newPid = workerPids().get(1)!;
     expect(parentOf(newPid)).toBe(packyard.child.pid);
+  });
+
+  it('serves the connections on their way to a worker that dies before reading them: another worker takes them', async () => {
+    const [stopped, other] = [workerPids().get(2)!, workerPids().get(1)!];
+    const path = `${new URL(repositoryUrl).pathname}/debian/dists/bookworm/InRelease`;
+    const givenBefore = await givenAway('1');
+    // a worker stopped still counts as holding the fewest, so the other, which accepts the whole
+    // burst, gives it connections that wait unread in its IPC channel: those a kill must not lose
+    process.kill(stopped, 'SIGSTOP');
+    const answered = burst(16, path, token.authorization);
+    answered.catch(() => undefined);
+    try {
+      await waitFor('connections given to the stopped worker', async () => ((await givenAway('1')) > givenBefore ? true : undefined), { timeoutMs: 10_000, intervalMs: 50 });
+      process.kill(stopped, 'SIGKILL');
+    } finally {
+      process.kill(stopped, 'SIGCONT');
+    }
+    const { sockets, answers } = await answered;
+    for (const socket of sockets) socket.destroy();
+    console.log(`${(await givenAway('1')) - givenBefore} of 16 connections given to the stopped worker, then killed`);
+    expect(answers.filter((answer) => !answer.startsWith('HTTP/1.1 200 OK\r\n'))).toEqual([]);
+    expect(alive(other)).toBe(true);
+    await waitFor('a new worker 2', async () => ((workerPids().get(2) ?? stopped) !== stopped ? true : undefined), { timeoutMs: 30_000, intervalMs: 50 });
   });
 
   it('accepts through eight descriptors of the port in each worker, the restarted one too (libuv accepts one connection per descriptor per turn of a busy loop)', async () => {

@@ -50,8 +50,12 @@ interface Slot {
   held: number | null;
   /** the number of its last report of them */
   reports: number;
-  /** connections on their way to it: node's IPC holds a handle back until the one before is acknowledged */
-  arriving: Set<Closable>;
+  /**
+   * connections on their way to it, by the number of the message carrying each, until it says it
+   * `took` them: node's IPC holds a handle back until the one before is acknowledged, and one
+   * written to the channel of a worker that dies before reading it would be lost
+   */
+  arriving: Map<number, Closable>;
   startedAt: number;
   restartDelayMs: number;
   restartTimer?: NodeJS.Timeout;
@@ -85,7 +89,7 @@ export class EdgeWorkers {
   private heldTold?: NodeJS.Immediate;
 
   constructor(private readonly options: EdgeWorkersOptions) {
-    this.slots = Array.from({ length: options.count }, (_, index) => ({ index, ready: false, subscribed: false, held: null, reports: 0, arriving: new Set(), startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS }));
+    this.slots = Array.from({ length: options.count }, (_, index) => ({ index, ready: false, subscribed: false, held: null, reports: 0, arriving: new Map(), startedAt: 0, restartDelayMs: FIRST_RESTART_DELAY_MS }));
   }
 
   /** forks every worker, which loads its catalogue meanwhile (while this process starts its modules) */
@@ -181,17 +185,22 @@ export class EdgeWorkers {
         slot.held = message.count;
         slot.reports = message.report;
         this.heldChanged();
-      } else if (message.type === 'give') this.give(slot, handle);
+      } else if (message.type === 'give') this.give(slot, handle as unknown as Closable | undefined);
+      else if (message.type === 'took') this.took(slot, message.connection);
       else this.waiting.get(message.seq)?.(message);
     });
     worker.once('exit', (code, signal) => {
       slot.subscribed = false;
       slot.held = null;
       this.heldChanged();
-      // those still in this process are closed, not left open unread (the clients see the server go away, and retry)
-      for (const connection of slot.arriving) connection.close();
-      slot.arriving.clear();
       if (slot.worker === worker) slot.worker = undefined;
+      // those it did not take go to another worker (closed when none listens, or the program stops: the clients retry)
+      const arriving = [...slot.arriving.values()];
+      slot.arriving.clear();
+      for (const connection of arriving) {
+        if (this.stopping) connection.close();
+        else this.give(slot, connection);
+      }
       if (this.stopping) return;
       if (!listened && start) return start.failed(`exited with ${code ?? signal} before it listened; see its log above`);
       const ranFor = Date.now() - slot.startedAt;
@@ -208,19 +217,25 @@ export class EdgeWorkers {
    * Hands a connection a worker accepted and gave away (see connection-balance.ts) to the
    * worker holding the fewest, or back to its own when no other listens. The handle is a
    * bare descriptor, read by no process until a worker serves it, so no byte is lost on the way.
+   * This process keeps its copy until the worker says it took the connection.
    */
-  private give(from: Slot, handle: SendHandle | undefined) {
-    if (!handle) return;
-    const connection = handle as unknown as Closable;
+  private give(from: Slot, connection: Closable | undefined) {
+    if (!connection) return;
     const to = this.slots[fewestHolding(this.slots.map((slot) => slot.held), from.index) ?? from.index];
     const worker = to.worker;
     if (!worker?.isConnected()) return connection.close();
+    const number = ++this.seq;
     to.held = (to.held ?? 0) + 1;
-    to.arriving.add(connection);
-    // this process's copy closes once the worker's is on its way (were it the last, the client would see the connection end)
-    worker.send({ type: 'connection' } satisfies ToEdgeWorker, handle, undefined, () => {
-      if (to.arriving.delete(connection)) connection.close();
-    });
+    to.arriving.set(number, connection);
+    // a send that fails leaves it arriving: the channel is gone, and the worker's exit passes it on
+    this.send(to, { type: 'connection', number }, connection as unknown as SendHandle);
+  }
+
+  /** the worker has its own copy of the connection: this one closes (were it the last, the client would see the connection end) */
+  private took(slot: Slot, number: number) {
+    const connection = slot.arriving.get(number);
+    slot.arriving.delete(number);
+    connection?.close();
   }
 
   /** every listening worker learns what the others hold (once per turn, for all the reports of that turn) */
@@ -256,8 +271,8 @@ export class EdgeWorkers {
       });
   }
 
-  private send(slot: Slot, message: ToEdgeWorker) {
+  private send(slot: Slot, message: ToEdgeWorker, handle?: SendHandle) {
     // a worker that is exiting cannot take it; its successor reads the state afresh
-    if (slot.worker?.isConnected()) slot.worker.send(message, (error: Error | null) => error && this.options.logger.debug({ err: error, edgeWorker: slot.index + 1 }, 'message to an edge worker lost'));
+    if (slot.worker?.isConnected()) slot.worker.send(message, handle, undefined, (error: Error | null) => error && this.options.logger.debug({ err: error, edgeWorker: slot.index + 1 }, 'message to an edge worker lost'));
   }
 }
