@@ -1,10 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDeb, buildRpmBatch, freePort, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
+import { buildDeb, buildRpmBatch, freePort, startPackyard, type RunningPackyard } from '@packyard/testing';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
-import { repositoryProbes, startFetchLoop, type FetchLoop, type FetchProbe } from '@packyard/testing/clients/fetch-loop';
+import { startFetchLoop, type FetchLoop, type FetchProbe } from '@packyard/testing/clients/fetch-loop';
+import { makeServedRepository } from '@packyard/testing/clients/served-repository';
 
 // Issue #17 item 3: a restart of the program (SIGTERM, then kill -9) on the same data
 // causes no 401/404/5xx to apt/dnf-style clients that were being served: a loop of
@@ -64,22 +65,10 @@ describe('a restart of the program on the same data', () => {
   }
 
   async function addRepository(index: number, kind: 'DEB' | 'RPM', rpmFile?: string): Promise<FetchProbe[]> {
-    const name = `repo-${index}`;
-    const repository = await session.call<{ id: string }>('POST', `/workspaces/${workspaceId}/repos`, { name, kind, codename: 'bookworm', component: 'main' });
-    expect(repository.status).toBe(201);
-    const token = (await session.call<{ token: string }>('POST', `/repos/${repository.body.id}/tokens`, { name: 'restart' })).body.token;
-    const url = `${packyard.url}/${kind === 'DEB' ? 'deb' : 'rpm'}/${slug}/${name}`;
-    // an .rpm is signed while its upload is claimed: the repository's first key (RSA-4096) must exist first
-    await waitFor('the repository key', async () => ((await fetch(`${url}/gpg.key`)).status === 200 ? true : undefined), { timeoutMs: 180_000 });
     const packageName = `restart-${kind === 'DEB' ? 'deb' : 'rpm'}-${index}`;
     const file = rpmFile ?? (await buildDeb({ name: packageName, version: '1.0', arch: 'amd64', compression: 'gzip' }, packagesDir));
-    const form = new FormData();
-    form.set('distribution', kind === 'DEB' ? 'debian/bookworm' : 'el/9');
-    form.set('file', new Blob([await readFile(file)]), basename(file));
     // no ?wait=published (publish-wait.e2e.spec.ts tests it): the probes wait until the package is listed
-    const upload = await fetch(`${packyard.url}/api/v1/workspaces/${workspaceId}/repos/${repository.body.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${session.bearer}` }, body: form });
-    expect(upload.status).toBe(201);
-    return repositoryProbes(url, kind, token, packageName);
+    return makeServedRepository(packyard, session, { workspaceId, slug, name: `repo-${index}`, kind, files: [file], packageName });
   }
 
   const start = () => startPackyard({ dataDir, env: { PORT: String(port) }, timeoutMs: START_TIMEOUT_MS, edgeWorkers: 2 });

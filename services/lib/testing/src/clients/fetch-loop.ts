@@ -56,11 +56,16 @@ export function startFetchLoop(probes: readonly FetchProbe[], workers = 2): Fetc
   return {
     outcomes,
     servedSince: async (since, times, timeoutMs = 120_000) => {
-      await waitFor(
-        `every probe served ${times} times`,
-        async () => (probes.every(({ url }) => outcomes.filter((o) => o.ok && o.at >= since && o.url === url).length >= times) ? true : undefined),
-        { timeoutMs, intervalMs: 50 },
-      );
+      // outcomes end in time order: only those since `since` are counted (the loop may have run for long)
+      const servedEnough = () => {
+        const served = new Map<string, number>();
+        for (let index = outcomes.length - 1; index >= 0 && outcomes[index].at >= since; index--) {
+          const outcome = outcomes[index];
+          if (outcome.ok) served.set(outcome.url, (served.get(outcome.url) ?? 0) + 1);
+        }
+        return probes.every(({ url }) => (served.get(url) ?? 0) >= times);
+      };
+      await waitFor(`every probe served ${times} times`, async () => (servedEnough() ? true : undefined), { timeoutMs, intervalMs: 50 });
     },
     failuresSince: (since) => outcomes.filter((o) => !o.ok && !o.down && o.at >= since).map((o) => `${o.url}: ${'what' in o ? o.what : ''}`),
     stop: async () => {

@@ -1,0 +1,126 @@
+/**
+ * A restart of the whole program (issue 17's third target) as users run it: the bundle
+ * `npm start` runs (build it first), edge workers at the program's default, BENCH_REPOSITORIES
+ * repositories (default 1,000, one in four RPM) of BENCH_REPOSITORY_PACKAGES packages each
+ * (default 200), all made through the API (each repository generates its RSA-4096 key: 3-7 s
+ * of CPU here, so 1,000 take the better part of an hour to seed, and 200,000 uploads more).
+ * A loop of apt- and dnf-style fetches (InRelease, Packages, a package, repomd.xml, its
+ * signature, an .rpm and both key files of every repository, BENCH_FETCHERS at a time) runs
+ * through a SIGTERM and a kill -9 restart. Printed per restart: start → health, start → every
+ * fetch of the loop answered 200 once more, the failed fetches (any answer but 200 with the
+ * right body; a refused connection while the port is closed is counted apart), and the RSS of
+ * the program's processes once served. Target: every repository served within 5 s of the
+ * start, no failed fetch.
+ * Run: npm run build && npx tsx loadtests/restart.bench.ts   (smaller: BENCH_REPOSITORIES=100
+ * BENCH_REPOSITORY_PACKAGES=20)
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort, startPackyard, type RunningPackyard } from '@packyard/testing';
+import { registerUser } from '@packyard/testing/api-session';
+import { startFetchLoop, type FetchProbe } from '@packyard/testing/clients/fetch-loop';
+import { makeServedRepository } from '@packyard/testing/clients/served-repository';
+import { buildCorpus } from '@packyard/testing/packages/corpus.builder';
+
+const REPOSITORIES = Number(process.env.BENCH_REPOSITORIES ?? 1_000);
+const PACKAGES = Number(process.env.BENCH_REPOSITORY_PACKAGES ?? 200);
+const FETCHERS = Number(process.env.BENCH_FETCHERS ?? 8);
+// repositories seeded at once: their key generations run side by side (the signing module bounds them)
+const SEED_CONCURRENCY = 4;
+const BUNDLE = resolve(import.meta.dirname, '../services/server/dist/main.mjs');
+const cacheDir = process.env.BENCH_CACHE ?? join(tmpdir(), 'packyard-bench-corpus');
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** resident memory of the program and of each of its edge workers (its children), MiB */
+function programRss(pid: number): string {
+  const children = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && readStat(entry)?.[1] === String(pid));
+  const rssMib = (process: string) => Math.round(Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${process}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+  const workers = children.map(rssMib);
+  return `${rssMib(String(pid)) + workers.reduce((a, b) => a + b, 0)} MiB (main process ${rssMib(String(pid))}, edge workers ${workers.join(' and ')})`;
+}
+
+/** [state, parent pid] of a process, undefined once it is gone */
+function readStat(pid: string): [string, string] | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return [fields[0], fields[1]];
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  const dataDir = await mkdtemp(join(tmpdir(), 'packyard-restart-bench-'));
+  const port = await freePort();
+  const start = () => startPackyard({ bin: BUNDLE, dataDir, env: { PORT: String(port) }, timeoutMs: 300_000, edgeWorkers: 'program default', cpuProfileDir: process.env.BENCH_PROFILE_DIR });
+  let packyard: RunningPackyard = await start();
+  try {
+    const rpmCount = Math.floor(REPOSITORIES / 4);
+    const [debs, rpms] = await Promise.all([buildCorpus('deb', PACKAGES, cacheDir), rpmCount ? buildCorpus('rpm', PACKAGES, cacheDir) : []]);
+    const session = await registerUser(packyard);
+    const slug = `restart-${Date.now().toString(36)}`;
+    const workspaceId = (await session.call<{ id: string }>('POST', '/workspaces', { name: slug, slug, description: '' })).body.id;
+
+    const seedingStarted = performance.now();
+    const probes: FetchProbe[] = [];
+    let next = 0;
+    let seeded = 0;
+    const seeder = async () => {
+      for (let index = next++; index < REPOSITORIES; index = next++) {
+        const kind = index < rpmCount ? 'RPM' : 'DEB';
+        // bench-00000 is the corpus's first package, in every repository of either kind
+        probes.push(...(await makeServedRepository(packyard, session, { workspaceId, slug, name: `repo-${index}`, kind, files: kind === 'RPM' ? rpms : debs, packageName: 'bench-00000' })));
+        if (++seeded % Math.max(1, Math.round(REPOSITORIES / 10)) === 0) console.log(`seeded ${seeded} of ${REPOSITORIES} repositories in ${seconds(performance.now() - seedingStarted)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: SEED_CONCURRENCY }, seeder));
+    console.log(`${REPOSITORIES} repositories (${rpmCount} RPM) × ${PACKAGES} packages seeded through the API in ${seconds(performance.now() - seedingStarted)}; ${probes.length} fetches in the loop, ${FETCHERS} at a time`);
+
+    const loop = startFetchLoop(probes, FETCHERS);
+    try {
+      await loop.servedSince(0, 1, 600_000);
+      const cycleStarted = Date.now();
+      await loop.servedSince(cycleStarted, 1, 600_000);
+      console.log(`running program: the loop fetches every file once in ${seconds(Date.now() - cycleStarted)} (the resolution of "served" below), RSS ${programRss(packyard.child.pid!)}`);
+      const restartsFrom = Date.now();
+      for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+        const load = loadavg()[0];
+        await packyard.stop(signal);
+        const startedAt = Date.now();
+        packyard = await start();
+        const healthyMs = Date.now() - startedAt;
+        await loop.servedSince(startedAt, 1, 600_000);
+        const servedMs = Date.now() - startedAt;
+        const failures = loop.failuresSince(startedAt);
+        // a repository is loaded by its first request after the start: when each got its first answer, and how long that took
+        const firsts = new Map<string, { at: number; ms: number }>();
+        for (const outcome of loop.outcomes) {
+          const repository = /\/repo-\d+\//.exec(outcome.url)?.[0];
+          // fetches sent after the start only (one the old process answered may end after it)
+          if (outcome.ok && outcome.at - outcome.ms >= startedAt && repository && !firsts.has(repository)) firsts.set(repository, { at: outcome.at - startedAt, ms: outcome.ms });
+        }
+        const firstMs = [...firsts.values()].map((first) => first.ms).sort((a, b) => a - b);
+        const down = loop.outcomes.filter((outcome) => !outcome.ok && outcome.down && outcome.at >= startedAt).length;
+        console.log(
+          `${signal} restart: healthy ${seconds(healthyMs)} after the start, every repository served ${seconds(servedMs)} after it (target 5 s), its first answer ${seconds(Math.min(...[...firsts.values()].map((first) => first.at)))}–${seconds(Math.max(...[...firsts.values()].map((first) => first.at)))} after it ` +
+            `(each repository's first answer took ${Math.round(firstMs[firstMs.length >> 1])} ms median, ${Math.round(firstMs.at(-1)!)} ms at most); ` +
+            `${failures.length} failed fetches, ${down} refused while the port was closed; RSS ${programRss(packyard.child.pid!)}; load ${load.toFixed(2)} before`,
+        );
+        for (const failure of failures.slice(0, 5)) console.log(`  ${failure}`);
+      }
+      const failed = loop.failuresSince(restartsFrom).length;
+      console.log(failed ? `${failed} fetches failed across the restarts` : 'no fetch failed across the restarts');
+      process.exitCode = failed ? 1 : 0;
+    } finally {
+      await loop.stop();
+    }
+  } finally {
+    await packyard.stop('SIGTERM');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
