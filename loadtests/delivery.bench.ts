@@ -383,12 +383,20 @@ async function compare(row: Row, ours: Target, theirs: Target | undefined): Prom
   const best = (a: WrkResult | undefined, b: WrkResult) => (!a || (row.throughput ? b.bytesPerSecond > a.bytesPerSecond : b.requestsPerSecond > a.requestsPerSecond) ? b : a);
   let ourBest: WrkResult | undefined;
   let theirBest: WrkResult | undefined;
+  // every run's p99, to show how much the tail moves between runs of the same server
+  const ourP99s: number[] = [];
+  const theirP99s: number[] = [];
   const loadBefore = loadavg()[0];
   const { meanRunning, maxRunning } = await runQueueDuring(
     (async () => {
       for (let round = 0; round < ROUNDS; round++) {
-        ourBest = best(ourBest, await measure(ours, row));
-        if (theirs) theirBest = best(theirBest, await measure(theirs, row));
+        const ourRun = await measure(ours, row);
+        ourP99s.push(ourRun.p99Ms);
+        ourBest = best(ourBest, ourRun);
+        if (!theirs) continue;
+        const theirRun = await measure(theirs, row);
+        theirP99s.push(theirRun.p99Ms);
+        theirBest = best(theirBest, theirRun);
       }
     })(),
   );
@@ -402,6 +410,7 @@ async function compare(row: Row, ours: Target, theirs: Target | undefined): Prom
     met = ratio >= row.target && p99Ratio <= 2;
     console.log(`  nginx     ${format(row, theirBest)}`);
     console.log(`  ratio     ${ratio.toFixed(2)}x, p99 ${p99Ratio.toFixed(1)}x nginx's ${met ? '(targets met' : '(BELOW the targets'}: ≥ ${row.target}x, p99 ≤ 2x)`);
+    if (ROUNDS > 1) console.log(`  p99 runs  delivery ${ourP99s.map((ms) => ms.toFixed(1)).join(' ')} ms; nginx ${theirP99s.map((ms) => ms.toFixed(1)).join(' ')} ms`);
   }
   console.log(`  load      ${loadBefore.toFixed(2)} before; run queue ${meanRunning.toFixed(1)} mean, ${maxRunning} max during\n`);
   return met;
