@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Bundles the program's own TypeScript (every @packyard/* package) into dist/main.mjs so
+// Bundles the program's own TypeScript (every @packyard/* package) into dist/main.mjs (and
+// what its edge workers run into dist/edge-worker.mjs) so
 // that `npm start` loads one file instead of transpiling hundreds at start-up; npm
 // dependencies stay external. dist/ sits at the same depth as services/<module>/src, so
 // paths resolved from import.meta.url (the console, the install-script templates) still hold.
@@ -13,9 +14,7 @@ const dist = join(here, 'dist');
 mkdirSync(dist, { recursive: true });
 
 const started = performance.now();
-await build({
-  entryPoints: [join(here, 'src', 'main.ts')],
-  outfile: join(dist, 'main.mjs'),
+const options = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -30,7 +29,16 @@ await build({
       },
     },
   ],
-});
+};
+await Promise.all([
+  build({ ...options, entryPoints: [join(here, 'src', 'main.ts')], outfile: join(dist, 'main.mjs') }),
+  // what an edge worker runs (main.ts has delivery fork them from it): the edge's code and its dependencies only
+  build({
+    ...options,
+    stdin: { contents: "import { edgeWorkerMain } from './edge-worker.ts';\nedgeWorkerMain();\n", resolveDir: join(here, 'src'), sourcefile: 'edge-worker-bundle.ts', loader: 'ts' },
+    outfile: join(dist, 'edge-worker.mjs'),
+  }),
+]);
 const scripts = join(here, '..', 'delivery', 'src', 'install-scripts');
 for (const file of readdirSync(scripts).filter((f) => f.endsWith('.sh'))) copyFileSync(join(scripts, file), join(dist, file));
-console.log(`bundled services/server/dist/main.mjs in ${Math.round(performance.now() - started)} ms`);
+console.log(`bundled services/server/dist/main.mjs and edge-worker.mjs in ${Math.round(performance.now() - started)} ms`);

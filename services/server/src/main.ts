@@ -1,4 +1,7 @@
 import cluster from 'node:cluster';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runEdgeWorkersFrom } from '@packyard/delivery/edge-workers/edge-workers';
 import { createLogger, describeSettings, loadConfig, ModuleManager, ModuleStartError, rebuildModuleProjections } from '@packyard/platform';
 import { parseArgs, selectTargets, usage } from './cli';
 import { clientUsage, isClientCommand, processIo, runClient } from './client/client';
@@ -62,9 +65,13 @@ async function main(): Promise<number> {
   });
 }
 
-// the bundle (npm start) is one file: a process forked as an edge worker runs it too
+/** the edge workers' own bundle beside the program's (build.mjs), absent when the program runs from source */
+const EDGE_WORKER_BUNDLE = fileURLToPath(new URL('./edge-worker.mjs', import.meta.url));
+
+// a worker forked from a program without the workers' bundle runs this file too
 if (cluster.isWorker) edgeWorkerMain();
 else {
+  if (existsSync(EDGE_WORKER_BUNDLE)) runEdgeWorkersFrom(EDGE_WORKER_BUNDLE);
   main().then(
     (code) => process.exit(code),
     (error) => {

@@ -1,4 +1,5 @@
-import { Kafka, logLevel, type Consumer as KafkaConsumer, type EachMessagePayload, type Producer } from 'kafkajs';
+// kafkajs is loaded when a bus connects: a program on the embedded bus never loads it
+import type { Consumer as KafkaConsumer, EachMessagePayload, Kafka, Producer } from 'kafkajs';
 import { backoffDelay, Pause } from '../eventsourcing/pause';
 import { deadLetter } from './dead-letter';
 import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type RetryPolicy } from './event-bus.port';
@@ -39,6 +40,7 @@ export class KafkaEventBus implements EventBus {
   ) {}
 
   static async connect(brokers: string[], clientId: string, settings: KafkaBusSettings = defaultKafkaBusSettings): Promise<KafkaEventBus> {
+    const { Kafka, logLevel } = await import('kafkajs');
     const kafka = new Kafka({ clientId, brokers, logLevel: logLevel.WARN });
     // one request in flight keeps each key in order across retries. Not `idempotent`:
     // kafkajs asks the cluster controller for a producer id, and brokers without one

@@ -1,4 +1,5 @@
-import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+// the driver is loaded when a store connects: a program on SQLite never loads it (about 100 ms at each start here)
+import type { Collection, Db, MongoClient } from 'mongodb';
 import {
   ConcurrencyError,
   type AppendOptions,
@@ -16,6 +17,12 @@ type EventDocument = Omit<RecordedEvent, 'id'> & { _id: number; eventId: string 
 type LeaseDocument = LeaseState & { _id: string; fencedAt?: Date };
 
 const DUPLICATE_KEY = 11000;
+
+async function isDuplicateKey(error: unknown): Promise<boolean> {
+  const { MongoServerError } = await import('mongodb');
+  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+}
+
 /** a lease changed by another replica between our read and our write: decided again on what it wrote */
 const LEASE_RACE_ATTEMPTS = 5;
 
@@ -75,13 +82,14 @@ export class MongoEventStore implements EventStore {
           : (await this.leaseDocuments.insertOne({ _id: name, ...next }), true);
         if (written) return { name, ...next };
       } catch (error) {
-        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+        if (!(await isDuplicateKey(error))) throw error;
       }
       if (attempt >= LEASE_RACE_ATTEMPTS) throw new Error(`Lease ${name} kept changing under us`);
     }
   }
 
   static async connect(url: string, database: string, polling: PollingSettings = defaultPollingSettings): Promise<MongoEventStore> {
+    const { MongoClient } = await import('mongodb');
     const client = await MongoClient.connect(url);
     const store = new MongoEventStore(client, client.db(database), polling);
     await store.events.createIndex({ stream: 1, version: 1 }, { unique: true });
@@ -128,7 +136,7 @@ export class MongoEventStore implements EventStore {
       if (events.length > 0) this.subscriptions.notify();
       return result;
     } catch (error) {
-      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
+      if (await isDuplicateKey(error)) {
         const [latest] = await this.events.find({ stream }).sort({ version: -1 }).limit(1).toArray();
         throw new ConcurrencyError(stream, expected, latest?.version ?? 0);
       }

@@ -1,4 +1,5 @@
-import { MongoClient, type Db, type Document, type Filter as MongoFilter } from 'mongodb';
+// the driver is loaded when a store connects: a program on SQLite never loads it (about 100 ms at each start here)
+import type { Db, Document, MongoClient, Filter as MongoFilter } from 'mongodb';
 import type { Collection, Filter, FindOptions, ReadModels, ReadModelStore } from './read-model.port';
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -23,6 +24,7 @@ export class MongoReadModelStore implements ReadModelStore {
   ) {}
 
   static async connect(url: string, database: string): Promise<MongoReadModelStore> {
+    const { MongoClient } = await import('mongodb');
     const client = await MongoClient.connect(url);
     return new MongoReadModelStore(client, client.db(database));
   }
