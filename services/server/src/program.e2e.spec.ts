@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -92,6 +92,26 @@ describe('single-node program (--target=all)', () => {
     expect(performance.now() - stopping).toBeLessThan(5_000);
     expect(errorLines(packyard.output())).toEqual([]);
     expect(packyard.output()).toContain('"msg":"stopped"');
+  });
+});
+
+describe('the bundle npm start runs', () => {
+  it('forks its edge workers from their own bundle, which answer the apt/yum edge', async () => {
+    await run(process.execPath, [join(REPO_ROOT, 'services', 'server', 'build.mjs')]);
+    const dist = join(REPO_ROOT, 'services', 'server', 'dist');
+    const packyard = await startPackyard({ bin: join(dist, 'main.mjs'), edgeWorkers: 2 });
+    try {
+      const workers = [...packyard.output().matchAll(/"workerPid":(\d+),"port":\d+,"msg":"edge worker listening"/g)].map((match) => Number(match[1]));
+      expect(workers).toHaveLength(2);
+      // the workers' bundle holds the edge's code only: a worker that loaded the program's would load every module's dependencies
+      for (const pid of workers) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(join(dist, 'edge-worker.mjs'));
+      const answer = await fetch(`${packyard.url}/deb/nobody/nothing/dists/bookworm/InRelease`);
+      expect([401, 404]).toContain(answer.status);
+      const metrics = await (await fetch(packyard.metricsUrl)).text();
+      expect(metrics).toMatch(/^packyard_delivery_requests_total\{[^}]*edge_worker="\d"[^}]*\} [1-9]/m);
+    } finally {
+      await packyard.dispose();
+    }
   });
 });
 
