@@ -70,6 +70,8 @@ const FOLLOWED = { PackageUploaded, PackageDeleted, PackageDownloaded };
 export const packagesProjection: Projection = {
   name: 'packages',
   collections: [PACKAGES, SOURCE_FILES, DOWNLOAD_BUCKETS],
+  // a repository's packages are listed, counted, retained and purged by it
+  indexes: { [PACKAGES]: ['repositoryId'] },
   async handle(recorded, readModels) {
     const event = decodeEvent(recorded, FOLLOWED);
     if (!event) return;

@@ -53,6 +53,8 @@ export function deliveryProjection(onChange: (change: CatalogChange) => Promise<
   return {
     name: 'delivery-catalog',
     collections: [REPOSITORIES, PUBLICATIONS, PACKAGES, PUBLIC_KEYS],
+    // the edge loads a repository by its path, then its publications, at its first request after a start
+    indexes: { [REPOSITORIES]: ['name'], [PUBLICATIONS]: ['repositoryId'], [PACKAGES]: ['repositoryId'] },
     async handle(recorded: RecordedEvent, readModels) {
       const event = isInboxEvent(recorded.stream, 'repository')
         ? decodeEvent(recorded, FOLLOWED_EVENTS.repository)

@@ -20,6 +20,8 @@ export function publishablePackagesProjection(onChange: (change: PackageSetChang
   return {
     name: 'publishable-packages',
     collections: [PUBLISHABLE_PACKAGES],
+    // a build reads its repository's package set by it
+    indexes: { [PUBLISHABLE_PACKAGES]: ['repositoryId'] },
     async handle(recorded, readModels) {
       const event = followedEvent(recorded);
       const packages = readModels.collection<PublishablePackage>(PUBLISHABLE_PACKAGES);

@@ -52,6 +52,7 @@ async function refreshPackageTotals(readModels: ReadModels, repositoryId: string
 export const repositoriesProjection: Projection = {
   name: 'repositories',
   collections: [REPOSITORIES, DELETED_REPOSITORIES, PACKAGE_SIZES],
+  indexes: { [PACKAGE_SIZES]: ['repositoryId'] },
   async handle(recorded, readModels) {
     const event = followedEvent(recorded);
     const repositories = readModels.collection<RepositoryDocument>(REPOSITORIES);

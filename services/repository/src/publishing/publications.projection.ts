@@ -29,6 +29,7 @@ const generationId = (repositoryId: string, distribution: string, generation: nu
 export const publicationsProjection: Projection = {
   name: 'publications',
   collections: [PUBLICATION_GENERATIONS, READABLE_GENERATIONS],
+  indexes: { [PUBLICATION_GENERATIONS]: ['repositoryId'] },
   async handle(recorded, readModels) {
     const event = isInboxEvent(recorded.stream) ? undefined : decodeEvent(recorded, { IndexPublished });
     if (!event) return;

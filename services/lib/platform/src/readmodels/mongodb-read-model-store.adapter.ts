@@ -99,6 +99,10 @@ export class MongoReadModelStore implements ReadModelStore {
     await this.checkpoints.updateOne({ _id: projection }, { $set: { position } }, { upsert: true });
   }
 
+  async index(collection: string, field: string): Promise<void> {
+    await this.db.collection(collection).createIndex({ [field]: 1 });
+  }
+
   async reset(projection: string, collections: string[]): Promise<void> {
     for (const name of collections) await this.db.collection(name).deleteMany({});
     await this.checkpoints.deleteOne({ _id: projection });

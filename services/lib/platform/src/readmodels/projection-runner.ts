@@ -10,6 +10,8 @@ export interface Projection {
   name: string;
   /** the collections this projection owns; a rebuild empties them */
   collections: string[];
+  /** per collection, the fields its readers find documents by (indexed before the first event is projected) */
+  indexes?: Record<string, string[]>;
   handle(event: RecordedEvent, readModels: ReadModels): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export class ProjectionTimeoutError extends Error {
 /** Follows the log from the projection's checkpoint, saving the checkpoint after each event. */
 export async function runProjection(projection: ProjectionContext, options: SubscribeOptions = {}): Promise<RunningProjection> {
   const { store, readModels, name } = projection;
+  for (const [collection, fields] of Object.entries(projection.indexes ?? {})) for (const field of fields) await readModels.index(collection, field);
   let checkpoint = await readModels.getCheckpoint(name);
   const waiters = new Set<{ position: number; resolve: () => void }>();
   const subscription = store.subscribe(

@@ -14,12 +14,16 @@ const pathOf = (field: string) => {
 type SqlValue = string | number | null;
 const sqlValue = (value: Filter[string]): SqlValue => (typeof value === 'boolean' ? Number(value) : value);
 
+/** rows ANALYZE reads per index: enough to tell a field that names a repository from one that names a collection */
+const ANALYSIS_SAMPLE_ROWS = 1_000;
+
 export const sqliteReadModelFile = (dataDir: string, module: string) => join(dataDir, module, 'read.db');
 
 /**
- * Single-node read models: JSON documents in one table, queried with json_extract. Small
- * collections (a user's workspaces, a repository's packages) are the norm, so no
- * per-field indexes are kept.
+ * Single-node read models: JSON documents in one table, queried with json_extract. A field
+ * finds go by is indexed when asked (`index`): an index on its JSON path, which a query
+ * uses only when its text names the same path (hence paths written into the SQL, checked
+ * by FIELD, rather than bound).
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly statements = new Map<string, Database.Statement>();
@@ -72,12 +76,10 @@ export class SqliteReadModelStore implements ReadModelStore {
     const clauses = ['collection = ?'];
     const params: SqlValue[] = [name];
     for (const [field, value] of Object.entries(filter)) {
-      if (value === null) {
-        clauses.push('json_extract(doc, ?) IS NULL');
-        params.push(pathOf(field));
-      } else {
-        clauses.push('json_extract(doc, ?) = ?');
-        params.push(pathOf(field), sqlValue(value));
+      if (value === null) clauses.push(`json_extract(doc, '${pathOf(field)}') IS NULL`);
+      else {
+        clauses.push(`json_extract(doc, '${pathOf(field)}') = ?`);
+        params.push(sqlValue(value));
       }
     }
     if (contains) {
@@ -149,6 +151,16 @@ export class SqliteReadModelStore implements ReadModelStore {
           .immediate();
       },
     };
+  }
+
+  async index(_collection: string, field: string): Promise<void> {
+    // one index per field, over every collection (which leads it, as every query names one)
+    this.db.exec(`CREATE INDEX IF NOT EXISTS "documents_by_${field.replaceAll('.', '_')}" ON documents (collection, json_extract(doc, '${pathOf(field)}'))`);
+    // without statistics SQLite reads a collection by the primary key rather than by such an
+    // index (which needs a second lookup per row), however many documents it holds; a sample
+    // of each index is enough for it to see what the field narrows (refreshed at each start)
+    this.db.pragma(`analysis_limit = ${ANALYSIS_SAMPLE_ROWS}`);
+    this.db.exec('ANALYZE documents');
   }
 
   async getCheckpoint(projection: string): Promise<number> {

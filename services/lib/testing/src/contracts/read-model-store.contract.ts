@@ -69,6 +69,20 @@ export function readModelStoreContract(adapter: string, setup: () => Promise<Rea
       expect(await repos.count({ workspaceId: 'w1' })).toBe(2);
     });
 
+    it('finds the same documents by an indexed field, in every collection, and indexing again changes nothing', async () => {
+      const { store } = await openStore();
+      const repos = store.collection<Repo>('repositories');
+      await repos.upsert(repo('r1', 'debs', 2));
+      await store.index('repositories', 'workspaceId');
+      await store.index('repositories', 'workspaceId');
+      await repos.upsert(repo('r2', 'rpms', 2));
+      await repos.upsert(repo('r3', 'old', 5, { workspaceId: 'w2' }));
+      await store.collection<Repo>('other').upsert(repo('r4', 'elsewhere', 2));
+      expect((await repos.find({ workspaceId: 'w1' })).map((r) => r.id)).toEqual(['r1', 'r2']);
+      expect((await repos.find({ workspaceId: 'w1', name: 'rpms' })).map((r) => r.id)).toEqual(['r2']);
+      expect(await store.collection<Repo>('other').find({ workspaceId: 'w1' })).toEqual([repo('r4', 'elsewhere', 2)]);
+    });
+
     it('searches case-insensitively, sorts, and pages', async () => {
       const { store } = await openStore();
       const repos = store.collection<Repo>('repositories');
