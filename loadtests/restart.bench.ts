@@ -60,7 +60,9 @@ async function main() {
   try {
     const rpmCount = Math.floor(REPOSITORIES / 4);
     const [debs, rpms] = await Promise.all([buildCorpus('deb', PACKAGES, cacheDir), rpmCount ? buildCorpus('rpm', PACKAGES, cacheDir) : []]);
-    const session = await registerUser(packyard);
+    const user = await registerUser(packyard);
+    // an account token: the seeding outlasts the ID token a sign-in gives
+    const session = user.as((await user.call<{ token: string }>('POST', '/user/tokens', { name: 'restart bench', scopes: ['read', 'publish', 'admin'] })).body.token);
     const slug = `restart-${Date.now().toString(36)}`;
     const workspaceId = (await session.call<{ id: string }>('POST', '/workspaces', { name: slug, slug, description: '' })).body.id;
 
