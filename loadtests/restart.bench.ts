@@ -36,17 +36,16 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 /** resident memory of the program and of each of its edge workers (its children), MiB */
 function programRss(pid: number): string {
-  const children = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && readStat(entry)?.[1] === String(pid));
+  const children = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && parentOf(entry) === String(pid));
   const rssMib = (process: string) => Math.round(Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${process}/status`, 'utf8'))?.[1] ?? 0) / 1024);
   const workers = children.map(rssMib);
   return `${rssMib(String(pid)) + workers.reduce((a, b) => a + b, 0)} MiB (main process ${rssMib(String(pid))}, edge workers ${workers.join(' and ')})`;
 }
 
-/** [state, parent pid] of a process, undefined once it is gone */
-function readStat(pid: string): [string, string] | undefined {
+/** the parent pid of a process, undefined once it is gone */
+function parentOf(pid: string): string | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return [fields[0], fields[1]];
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1];
   } catch {
     return undefined;
   }
@@ -105,9 +104,10 @@ async function main() {
           if (outcome.ok && outcome.at - outcome.ms >= startedAt && repository && !firsts.has(repository)) firsts.set(repository, { at: outcome.at - startedAt, ms: outcome.ms });
         }
         const firstMs = [...firsts.values()].map((first) => first.ms).sort((a, b) => a - b);
+        const firstAt = [...firsts.values()].map((first) => first.at);
         const down = loop.outcomes.filter((outcome) => !outcome.ok && outcome.down && outcome.at >= startedAt).length;
         console.log(
-          `${signal} restart: healthy ${seconds(healthyMs)} after the start, every repository served ${seconds(servedMs)} after it (target 5 s), its first answer ${seconds(Math.min(...[...firsts.values()].map((first) => first.at)))}–${seconds(Math.max(...[...firsts.values()].map((first) => first.at)))} after it ` +
+          `${signal} restart: healthy ${seconds(healthyMs)} after the start, every repository served ${seconds(servedMs)} after it (target 5 s), its first answer ${seconds(Math.min(...firstAt))}–${seconds(Math.max(...firstAt))} after it ` +
             `(each repository's first answer took ${Math.round(firstMs[firstMs.length >> 1])} ms median, ${Math.round(firstMs.at(-1)!)} ms at most); ` +
             `${failures.length} failed fetches, ${down} refused while the port was closed; RSS ${programRss(packyard.child.pid!)}; load ${load.toFixed(2)} before`,
         );

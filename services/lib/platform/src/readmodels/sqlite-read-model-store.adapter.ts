@@ -27,6 +27,8 @@ export const sqliteReadModelFile = (dataDir: string, module: string) => join(dat
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly statements = new Map<string, Database.Statement>();
+  /** the statistics the planner reads were taken since this store opened (see index) */
+  private analysed = false;
   /**
    * Records `position` for the document's id unless a later one is recorded, and then makes
    * the change; both or neither, in one transaction (another process may write the same
@@ -155,12 +157,18 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async index(_collection: string, field: string): Promise<void> {
     // one index per field, over every collection (which leads it, as every query names one)
-    this.db.exec(`CREATE INDEX IF NOT EXISTS "documents_by_${field.replaceAll('.', '_')}" ON documents (collection, json_extract(doc, '${pathOf(field)}'))`);
+    const name = `documents_by_${field.replaceAll('.', '_')}`;
+    const made = !this.statement("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name);
+    if (made) this.db.exec(`CREATE INDEX "${name}" ON documents (collection, json_extract(doc, '${pathOf(field)}'))`);
     // without statistics SQLite reads a collection by the primary key rather than by such an
     // index (which needs a second lookup per row), however many documents it holds; a sample
-    // of each index is enough for it to see what the field narrows (refreshed at each start)
-    this.db.pragma(`analysis_limit = ${ANALYSIS_SAMPLE_ROWS}`);
-    this.db.exec('ANALYZE documents');
+    // of every index of the table (the primary key's too) lets it see what the field narrows:
+    // taken once per start, and again for an index made since
+    if (made || !this.analysed) {
+      this.db.pragma(`analysis_limit = ${ANALYSIS_SAMPLE_ROWS}`);
+      this.db.exec('ANALYZE documents');
+      this.analysed = true;
+    }
   }
 
   async getCheckpoint(projection: string): Promise<number> {
