@@ -12,10 +12,11 @@
  * the program's processes once served. Target: every repository served within 5 s of the
  * start, no failed fetch.
  * Run: npm run build && npx tsx loadtests/restart.bench.ts   (smaller: BENCH_REPOSITORIES=100
- * BENCH_REPOSITORY_PACKAGES=20)
+ * BENCH_REPOSITORY_PACKAGES=20). With BENCH_DATA_DIR the data directory is kept, and a later
+ * run on the same directory skips the seeding (the loop's fetches are kept beside the data).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, startPackyard, type RunningPackyard } from '@packyard/testing';
@@ -51,35 +52,48 @@ function parentOf(pid: string): string | undefined {
   }
 }
 
+/** REPOSITORIES repositories made through the API; what the loop fetches from them */
+async function seed(packyard: RunningPackyard): Promise<FetchProbe[]> {
+  const probes: FetchProbe[] = [];
+  const rpmCount = Math.floor(REPOSITORIES / 4);
+  const [debs, rpms] = await Promise.all([buildCorpus('deb', PACKAGES, cacheDir), rpmCount ? buildCorpus('rpm', PACKAGES, cacheDir) : []]);
+  const user = await registerUser(packyard);
+  // an account token: the seeding outlasts the ID token a sign-in gives
+  const session = user.as((await user.call<{ token: string }>('POST', '/user/tokens', { name: 'restart bench', scopes: ['read', 'publish', 'admin'] })).body.token);
+  const slug = `restart-${Date.now().toString(36)}`;
+  const workspaceId = (await session.call<{ id: string }>('POST', '/workspaces', { name: slug, slug, description: '' })).body.id;
+
+  const seedingStarted = performance.now();
+  let next = 0;
+  let seeded = 0;
+  const seeder = async () => {
+    for (let index = next++; index < REPOSITORIES; index = next++) {
+      const kind = index < rpmCount ? 'RPM' : 'DEB';
+      // bench-00000 is the corpus's first package, in every repository of either kind
+      probes.push(...(await makeServedRepository(packyard, session, { workspaceId, slug, name: `repo-${index}`, kind, files: kind === 'RPM' ? rpms : debs, packageName: 'bench-00000' })));
+      if (++seeded % Math.max(1, Math.round(REPOSITORIES / 10)) === 0) console.log(`seeded ${seeded} of ${REPOSITORIES} repositories in ${seconds(performance.now() - seedingStarted)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: SEED_CONCURRENCY }, seeder));
+  console.log(`${REPOSITORIES} repositories (${rpmCount} RPM) × ${PACKAGES} packages seeded through the API in ${seconds(performance.now() - seedingStarted)}`);
+  return probes;
+}
+
 async function main() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'packyard-restart-bench-'));
+  const keptDir = process.env.BENCH_DATA_DIR && resolve(process.env.BENCH_DATA_DIR);
+  const dataDir = keptDir ?? (await mkdtemp(join(tmpdir(), 'packyard-restart-bench-')));
+  if (keptDir) await mkdir(keptDir, { recursive: true });
+  // beside the data, not in it: the program owns its directory
+  const seededProbes = `${dataDir}.probes.json`;
   const port = await freePort();
   const start = () => startPackyard({ bin: BUNDLE, dataDir, env: { PORT: String(port) }, timeoutMs: 300_000, edgeWorkers: 'program default', cpuProfileDir: process.env.BENCH_PROFILE_DIR });
   let packyard: RunningPackyard = await start();
   try {
-    const rpmCount = Math.floor(REPOSITORIES / 4);
-    const [debs, rpms] = await Promise.all([buildCorpus('deb', PACKAGES, cacheDir), rpmCount ? buildCorpus('rpm', PACKAGES, cacheDir) : []]);
-    const user = await registerUser(packyard);
-    // an account token: the seeding outlasts the ID token a sign-in gives
-    const session = user.as((await user.call<{ token: string }>('POST', '/user/tokens', { name: 'restart bench', scopes: ['read', 'publish', 'admin'] })).body.token);
-    const slug = `restart-${Date.now().toString(36)}`;
-    const workspaceId = (await session.call<{ id: string }>('POST', '/workspaces', { name: slug, slug, description: '' })).body.id;
-
-    const seedingStarted = performance.now();
-    const probes: FetchProbe[] = [];
-    let next = 0;
-    let seeded = 0;
-    const seeder = async () => {
-      for (let index = next++; index < REPOSITORIES; index = next++) {
-        const kind = index < rpmCount ? 'RPM' : 'DEB';
-        // bench-00000 is the corpus's first package, in every repository of either kind
-        probes.push(...(await makeServedRepository(packyard, session, { workspaceId, slug, name: `repo-${index}`, kind, files: kind === 'RPM' ? rpms : debs, packageName: 'bench-00000' })));
-        if (++seeded % Math.max(1, Math.round(REPOSITORIES / 10)) === 0) console.log(`seeded ${seeded} of ${REPOSITORIES} repositories in ${seconds(performance.now() - seedingStarted)}`);
-      }
-    };
-    await Promise.all(Array.from({ length: SEED_CONCURRENCY }, seeder));
-    console.log(`${REPOSITORIES} repositories (${rpmCount} RPM) × ${PACKAGES} packages seeded through the API in ${seconds(performance.now() - seedingStarted)}; ${probes.length} fetches in the loop, ${FETCHERS} at a time`);
-
+    // a kept directory's fetches, at this run's port
+    const kept = keptDir && existsSync(seededProbes) && (JSON.parse(await readFile(seededProbes, 'utf8')) as FetchProbe[]).map((probe) => ({ ...probe, url: new URL(new URL(probe.url).pathname, packyard.url).href }));
+    const probes = kept || (await seed(packyard));
+    if (keptDir) await writeFile(seededProbes, JSON.stringify(probes));
+    console.log(`${probes.length} fetches in the loop, ${FETCHERS} at a time`);
     const loop = startFetchLoop(probes, FETCHERS);
     try {
       await loop.servedSince(0, 1, 600_000);
@@ -121,7 +135,7 @@ async function main() {
     }
   } finally {
     await packyard.stop('SIGTERM');
-    await rm(dataDir, { recursive: true, force: true });
+    if (!keptDir) await rm(dataDir, { recursive: true, force: true });
   }
 }
 
