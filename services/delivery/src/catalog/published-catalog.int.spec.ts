@@ -30,13 +30,13 @@ describe('the published catalogue', () => {
     for (const change of changes) if (change.kind === 'repository') await catalog?.refresh(change.repositoryId);
   };
 
-  /** a repository `tools-<n>` of workspace acme with one DEB generation listing `inRelease` */
-  const publish = async (catalog: PublishedCatalog | undefined, n: number, generation: number, inRelease: string) => {
+  /** a repository `tools-<n>` of workspace acme with one DEB generation (of debian/`version`, published at minute `generation + minutes`) listing `inRelease` */
+  const publish = async (catalog: PublishedCatalog | undefined, n: number, generation: number, inRelease: string, { version = 'bookworm', minutes = 0 } = {}) => {
     const file = await blobs.putContentAddressed('test', Readable.from([Buffer.from(inRelease)]));
-    const files: IndexFile[] = [{ path: 'dists/bookworm/InRelease', blobKey: file.key, size: file.size, sha256: file.sha256, contentType: '', package: false }];
+    const files: IndexFile[] = [{ path: `dists/${version}/InRelease`, blobKey: file.key, size: file.size, sha256: file.sha256, contentType: '', package: false }];
     const manifest = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles: [], parts: [] }).finish())]));
     await project(catalog, 'IndexPublished', {
-      repositoryId: `r${n}`, targetDistribution: { distro: 'debian', version: 'bookworm' }, generation, publishedAt: new Date(Date.UTC(2024, 2, 5, 10, generation)).toISOString(),
+      repositoryId: `r${n}`, targetDistribution: { distro: 'debian', version }, generation, publishedAt: new Date(Date.UTC(2024, 2, 5, 10, generation + minutes)).toISOString(),
       kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: `tools-${n}`,
       manifest: { blobKey: manifest.key, sha256: manifest.sha256, size: manifest.size }, packageCount: 0, inputsDigest: `d${generation}`, retainedGenerations: [], ownerId: 'u1',
     });
@@ -115,6 +115,25 @@ describe('the published catalogue', () => {
     const waiting = catalog.waitForGenerations('r5', new Map([['debian/bookworm', 1]]), 10_000);
     await publish(catalog, 5, 1, 'generation 1 of 5');
     expect(await waiting).toBe(true);
+  });
+
+  it('loads a repository with the distribution published last, and another one at the first request below it that misses', async () => {
+    await publish(undefined, 6, 1, 'bookworm of 6');
+    const bullseye = await publish(undefined, 6, 1, 'bullseye of 6', { version: 'bullseye', minutes: 1 });
+    const bookworm = await publish(undefined, 6, 2, 'bookworm 2 of 6', { minutes: -2 });
+    blobReads.length = 0;
+    const catalog = new PublishedCatalog(readModels, reader);
+    const path = (version: string) => `/deb/acme/tools-6/debian/dists/${version}/InRelease`;
+    const loaded = await catalog.repositoryAt(path('bookworm'));
+    expect(loaded?.files.get(path('bullseye'))?.sha256).toBe(bullseye);
+    expect(loaded?.files.get(path('bookworm'))).toBeUndefined();
+    expect(blobReads).toHaveLength(1);
+    const caughtUp = await catalog.catchUp('r6', path('bookworm'));
+    expect(caughtUp?.files.get(path('bookworm'))?.sha256).toBe(bookworm);
+    expect(caughtUp?.files.get(path('bullseye'))?.sha256).toBe(bullseye);
+    // bookworm's newest generation (it retains none here), read once
+    expect(blobReads).toHaveLength(2);
+    expect(catalog.repositoryAt(path('bookworm'))).toBe(caughtUp);
   });
 
   it('keeps at most its bound of files, dropping the repository asked for least recently, and loads it again when asked', async () => {

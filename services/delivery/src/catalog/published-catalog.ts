@@ -3,7 +3,7 @@ import { uploadDistributions } from '@packyard/formats';
 import { PUBLICATIONS, REPOSITORIES } from './delivery.projection';
 import { PublicationManifests, type BlobReader } from './publication-manifests';
 import { readableGenerations, repositoryPath, stockedDistributions, type PublicationRecord, type RepositoryRecord, type StockedDistribution } from './served-file';
-import { ServedFiles, servedFiles } from './served-files';
+import { distributionsAt, ServedFiles, servedFiles } from './served-files';
 
 /** files of loaded repositories held at once (a served file is well under 1 KB); the least recently asked-for go first */
 const MAX_LOADED_FILES = 500_000;
@@ -18,6 +18,10 @@ export interface ServedRepository {
   stocked: readonly StockedDistribution[];
   /** distribution → the newest generation served */
   generations: ReadonlyMap<string, number>;
+  /** the generations readable, by their records */
+  readable: readonly PublicationRecord[];
+  /** the distributions whose readable generations' files are loaded (see PublishedCatalog) */
+  distributions: ReadonlySet<string>;
 }
 
 /** what a loaded repository counts against MAX_LOADED_FILES: its files, and one without them */
@@ -43,9 +47,12 @@ function repositoryKeyOf(path: string): { path: string; kind: RepositoryRecord['
 /**
  * The published state the edge answers from. Nothing is read at start: a repository is
  * loaded when it is first asked for (one read-model lookup of the repository by its path,
- * one of its publication records, and one manifest read per readable generation from the
- * blob store, in parallel) and then kept, least recently used out first, bounded by the
- * number of files held. File bodies are not read here: the edge reads them on first
+ * one of its publication records) with the files of one distribution, the one published
+ * last (it holds the repository's current key files): one manifest read per readable
+ * generation of it from the blob store, in parallel. Another distribution's files are read
+ * when a request first misses below it (see catchUp): a DEB repository publishes 14 or more
+ * distributions, most of them empty, and its clients ask for one or two. Repositories are
+ * kept, least recently used out first, bounded by the number of files held. File bodies are not read here: the edge reads them on first
  * request into its bounded body cache. A loaded repository is rebuilt off the request
  * path whenever the projection changes it; the swap is one synchronous step, so a request
  * sees one state or the other.
@@ -165,24 +172,32 @@ export class PublishedCatalog {
   }
 
   /**
-   * After a request for a file this replica does not serve: the repository as it is once a
-   * generation newer than the one loaded, if the read model has one, is loaded too. Edge
-   * workers (and a cluster's replicas) are told of a publication each in its own time, and a
-   * client that read the new InRelease or repomd.xml from one may ask another for the files
-   * it names before that one has rebuilt: dnf and apt spread their requests over several
-   * connections. One read of the repository's publication records, shared by the misses
-   * meanwhile and in turn with the rebuilds; a file that is simply not there costs that.
+   * After a request for a file at `path` this replica does not serve: the repository as it is
+   * once the files of the distributions the path may be in (distributionsAt) are loaded, and
+   * a generation newer than the one loaded, if the read model has one. Edge workers (and a
+   * cluster's replicas) are told of a publication each in its own time, and a client that
+   * read the new InRelease or repomd.xml from one may ask another for the files it names
+   * before that one has rebuilt: dnf and apt spread their requests over several connections.
+   * One read of the repository's publication records, shared by the misses meanwhile below
+   * the same distributions and in turn with the rebuilds; a file that is simply not there
+   * costs that.
    */
-  async catchUp(repositoryId: string): Promise<ServedRepository | undefined> {
-    let checking = this.catchingUp.get(repositoryId);
+  async catchUp(repositoryId: string, path: string): Promise<ServedRepository | undefined> {
+    const served = this.loaded.get(repositoryId);
+    if (!served) return undefined;
+    const relative = path.slice(repositoryPath(served.record).length + 1);
+    const key = `${repositoryId}|${distributionsAt(served.record.kind, relative, served.readable).join('|')}`;
+    let checking = this.catchingUp.get(key);
     if (!checking) {
       checking = this.inTurn(repositoryId, async () => {
-        const served = this.loaded.get(repositoryId);
-        if (!served) return;
-        const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
-        if (readableGenerations(publications).some((publication) => publication.generation > (served.generations.get(publication.distribution) ?? -1))) await this.rebuild(repositoryId);
-      }).finally(() => this.catchingUp.delete(repositoryId));
-      this.catchingUp.set(repositoryId, checking);
+        const current = this.loaded.get(repositoryId);
+        if (!current) return;
+        const readable = readableGenerations(await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId }));
+        const wanted = distributionsAt(current.record.kind, relative, readable);
+        const newer = readable.some((publication) => publication.generation > (current.generations.get(publication.distribution) ?? -1));
+        if (newer || wanted.some((distribution) => !current.distributions.has(distribution))) await this.rebuild(repositoryId, wanted);
+      }).finally(() => this.catchingUp.delete(key));
+      this.catchingUp.set(key, checking);
     }
     await checking;
     return this.loaded.get(repositoryId);
@@ -215,25 +230,32 @@ export class PublishedCatalog {
     return next;
   }
 
-  private async rebuild(repositoryId: string): Promise<void> {
+  /** reads the repository again, with the files of the distributions it had, the one published last and `wanted` */
+  private async rebuild(repositoryId: string, wanted: readonly string[] = []): Promise<void> {
     const repository = await this.readModels.collection<RepositoryRecord>(REPOSITORIES).get(repositoryId);
     if (!repository || repository.deleted) return this.install(repositoryId, undefined);
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
     const readable = readableGenerations(publications);
     let files = ServedFiles.NONE;
+    const distributions = new Set<string>();
     if (this.options.files !== false) {
+      const previous = this.loaded.get(repositoryId);
+      const lastPublished = readable.at(-1)?.distribution;
+      for (const distribution of [...(previous?.distributions ?? []), ...wanted, ...(lastPublished ? [lastPublished] : [])]) distributions.add(distribution);
       const generations = await Promise.all(
-        readable.map(async (publication) => {
-          const { files, repositoryFiles } = await this.manifests.manifest(publication.manifest);
-          return { publication, files, repositoryFiles };
-        }),
+        readable
+          .filter((publication) => distributions.has(publication.distribution))
+          .map(async (publication) => {
+            const { files, repositoryFiles } = await this.manifests.manifest(publication.manifest);
+            return { publication, files, repositoryFiles };
+          }),
       );
-      files = servedFiles(repository, generations, this.loaded.get(repositoryId)?.files);
+      files = servedFiles(repository, generations, previous?.files);
     }
     const newest = new Map<string, number>();
     for (const publication of readable) newest.set(publication.distribution, Math.max(newest.get(publication.distribution) ?? -1, publication.generation));
     const stocked = stockedDistributions(repository, readable, uploadDistributions(repository.kind));
-    this.install(repositoryId, { record: repository, files, stocked, generations: newest });
+    this.install(repositoryId, { record: repository, files, stocked, generations: newest, readable, distributions });
   }
 
   private install(repositoryId: string, served: ServedRepository | undefined) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import { DEB_UPLOAD_DISTRIBUTIONS } from '@packyard/formats';
 import { readableGenerations, stockedDistributions, type LoadedPublication, type PublicationRecord, type RepositoryRecord } from './served-file';
-import { servedFiles, type ServedFiles } from './served-files';
+import { distributionsAt, servedFiles, type ServedFiles } from './served-files';
 
 const repository: RepositoryRecord = { id: 'r1', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', name: 'tools', ownerId: 'u1', codename: '', component: '' };
 const file = (path: string, sha256: string, isPackage = false): IndexFile => ({ path, blobKey: `b/${sha256}`, size: 1, sha256, contentType: '', package: isPackage });
@@ -94,6 +94,27 @@ describe('the files a repository serves', () => {
     const trixie = publication(1, '2024-03-05T11:00:00Z', [file('pool/main/h/hello.deb', 'new', true)]);
     const files = served([bookworm, { ...trixie, publication: { ...trixie.publication, id: 'r1|debian/trixie|1', distribution: 'debian/trixie', version: 'trixie' } }]);
     expect(files.get('/deb/acme/tools/debian/pool/main/h/hello.deb')!.sha256).toBe('new');
+  });
+});
+
+describe('the distributions a path may be in', () => {
+  const records = (...distributions: string[]) =>
+    distributions.map((distribution) => {
+      const [distro, version] = distribution.split('/');
+      return { ...publication(1, '2024-03-05T10:00:00Z', []).publication, distribution, distro, version };
+    });
+  const deb = records('debian/bookworm', 'debian/bullseye', 'ubuntu/noble');
+
+  it('names the one distribution of an index or of a pool file placed by its distribution', () => {
+    expect(distributionsAt('DEB', 'debian/dists/bullseye/main/binary-amd64/Packages.gz', deb)).toEqual(['debian/bullseye']);
+    expect(distributionsAt('DEB', 'debian/pool/main/h/hello/debian/bookworm/hello_1.0_all.deb', deb)).toEqual(['debian/bookworm']);
+    expect(distributionsAt('RPM', 'el/9/repodata/repomd.xml', records('el/9', 'el/8'))).toEqual(['el/9']);
+  });
+
+  it('names every distribution below the root for a path that names none (a pool file uploaded to any-distro/any-version)', () => {
+    expect(distributionsAt('DEB', 'debian/pool/main/h/hello/any-distro/any-version/hello_1.0_all.deb', deb)).toEqual(['debian/bookworm', 'debian/bullseye']);
+    expect(distributionsAt('DEB', 'debian/dists/trixie/InRelease', deb)).toEqual(['debian/bookworm', 'debian/bullseye']);
+    expect(distributionsAt('DEB', 'gpg.key', deb)).toEqual([]);
   });
 });
 

@@ -76,6 +76,21 @@ function newestIn(layers: readonly ServedLayer[] | undefined, relative: string):
 const distributionRoot = (repositoryRoot: string, kind: RepositoryRecord['kind'], publication: Pick<PublicationRecord, 'distro' | 'version'>) =>
   `${repositoryRoot}/${kind === 'DEB' ? publication.distro : `${publication.distro}/${publication.version}`}`;
 
+/**
+ * The distributions whose generations may list a path below a repository (`relative` to its
+ * URL): the one the path names (DEB `{distro}/dists/{version}/…`, or a pool file's
+ * `…/{distro}/{version}/{file}` as publication-layout.ts places it; RPM
+ * `{distro}/{version}/…`), else every one below the path's root.
+ */
+export function distributionsAt(kind: RepositoryRecord['kind'], relative: string, publications: readonly PublicationRecord[]): string[] {
+  const segments = relative.split('/');
+  const [distro, second] = segments;
+  const inRoot = publications.filter((publication) => publication.distro === distro && (kind === 'DEB' || publication.version === second));
+  const version = kind === 'RPM' ? second : second === 'dists' ? segments[2] : segments.at(-3) === distro ? segments.at(-2) : undefined;
+  const named = inRoot.filter((publication) => publication.version === version);
+  return [...new Set((named.length > 0 ? named : inRoot).map((publication) => publication.distribution))];
+}
+
 /** HTTP dates have whole seconds: a Last-Modified finer than that would never compare equal */
 const wholeSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
 

@@ -28,6 +28,7 @@ import { PackageBodyCache } from './package-body-cache';
 
 const TOKEN = 'pk_live_good';
 const OTHER_REPO_TOKEN = 'pk_live_other';
+const THIRD_REPO_TOKEN = 'pk_live_third';
 const basic = (token: string) => `Basic ${Buffer.from(`${token}:`).toString('base64')}`;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -102,6 +103,7 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
         validations.push(token);
         if (token === TOKEN) return { valid: true, kind: 'repo_token', tokenId: 't1', ownerId: 'u1', scopes: [], repositoryId: 'r1' };
         if (token === OTHER_REPO_TOKEN) return { valid: true, kind: 'repo_token', tokenId: 't2', ownerId: 'u1', scopes: [], repositoryId: 'r2' };
+        if (token === THIRD_REPO_TOKEN) return { valid: true, kind: 'repo_token', tokenId: 't3', ownerId: 'u1', scopes: [], repositoryId: 'r3' };
         return INVALID;
       },
       { ttlMs: 4000, negativeTtlMs: 1000, maxEntries: 100 },
@@ -349,6 +351,25 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
     expect(await late.text()).toBe('Package: other\nVersion: 2\n');
     expect(await (await fetchOther('dists/bookworm/InRelease')).text()).toBe(inRelease(2).toString());
     expect((await fetchOther(`dists/bookworm/main/binary-amd64/by-hash/SHA256/${'0'.repeat(64)}`)).status).toBe(404);
+  });
+
+  it('serves a distribution other than the one published last at the first request for it (a repository is loaded with that one)', async () => {
+    const third = async (version: string, minute: number) =>
+      project('IndexPublished', {
+        ...(await publication(1, [await put(`dists/${version}/InRelease`, Buffer.from(`${version} of third\n`))], [])),
+        repositoryId: 'r3',
+        repositoryName: 'third',
+        targetDistribution: { distro: 'debian', version },
+        publishedAt: new Date(Date.UTC(2024, 2, 5, 11, minute)).toISOString(),
+      });
+    await third('bookworm', 1);
+    await third('bullseye', 2);
+    const fetchThird = (version: string) => fetch(`${base.replace('/tools/', '/third/')}/dists/${version}/InRelease`, { headers: { authorization: basic(THIRD_REPO_TOKEN) } });
+    const first = await fetchThird('bookworm');
+    expect(first.status).toBe(200);
+    expect(await first.text()).toBe('bookworm of third\n');
+    expect(await (await fetchThird('bullseye')).text()).toBe('bullseye of third\n');
+    expect((await fetchThird('trixie')).status).toBe(404);
   });
 
   it('serves the public keys a generation published, without asking the signing module', async () => {

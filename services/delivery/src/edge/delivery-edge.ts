@@ -156,22 +156,27 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
     );
   }
 
-  function authorised(request: EdgeRequest, reply: EdgeReply, path: string, repository: ServedRepository | undefined, verdict: TokenVerdict) {
-    if (!repository || !grantsRead(verdict, repository.record)) return refuse(reply, 401);
+  /** the file at `path` to `found`, at once when it is loaded; 404 when the repository does not have it */
+  function withFile(reply: EdgeReply, path: string, repository: ServedRepository, found: (repository: ServedRepository, file: ServedFile) => void) {
     const file = repository.files.get(path);
-    if (file) return serve(request, reply, repository, verdict, file);
-    // perhaps named by a generation this process has not loaded yet (see PublishedCatalog.catchUp)
-    catalog.catchUp(repository.record.id).then(
+    if (file) return found(repository, file);
+    // perhaps below a distribution not loaded yet, or named by a generation this process has not loaded yet (see PublishedCatalog.catchUp)
+    catalog.catchUp(repository.record.id, path).then(
       (current) => {
         const late = current?.files.get(path);
-        if (current && late && grantsRead(verdict, current.record)) serve(request, reply, current, verdict, late);
+        if (current && late) found(current, late);
         else refuse(reply, 404);
       },
       (error) => {
-        logger.error({ err: error, repositoryId: repository.record.id }, 'loading a newer generation failed');
+        logger.error({ err: error, repositoryId: repository.record.id }, 'loading published files failed');
         refuse(reply, 404);
       },
     );
+  }
+
+  function authorised(request: EdgeRequest, reply: EdgeReply, path: string, repository: ServedRepository | undefined, verdict: TokenVerdict) {
+    if (!repository || !grantsRead(verdict, repository.record)) return refuse(reply, 401);
+    withFile(reply, path, repository, (current, file) => (grantsRead(verdict, current.record) ? serve(request, reply, current, verdict, file) : refuse(reply, 401)));
   }
 
   function serve(request: EdgeRequest, reply: EdgeReply, repository: ServedRepository, verdict: TokenVerdict, file: ServedFile) {
@@ -190,10 +195,7 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
       const rest = path.slice(repositoryPath(repository.record).length);
       if (rest === `/${ARMORED_KEY_FILE}`) return serveKey(request, reply, path, repository, true);
       if (rest === `/${KEYRING_FILE}`) return serveKey(request, reply, path, repository, false);
-      if (rest.endsWith('/repodata/repomd.xml.key')) {
-        const file = repository.files.get(path);
-        return file ? void send(request, reply, file, 'key') : refuse(reply, 404);
-      }
+      if (rest.endsWith('/repodata/repomd.xml.key')) return withFile(reply, path, repository, (_, file) => void send(request, reply, file, 'key'));
     }
     const verdict = verdicts.verdict(request.headers.authorization);
     if (!('then' in verdict)) return authorised(request, reply, path, repository, verdict);
