@@ -43,26 +43,6 @@ export interface LoadedPublication {
   repositoryFiles?: readonly IndexFile[];
 }
 
-/** A file the edge answers, with every header it sends precomputed. */
-export interface ServedFile {
-  repositoryId: string;
-  blobKey: string;
-  size: number;
-  sha256: string;
-  /** a package (pool file, .rpm): counted as a download */
-  isPackage: boolean;
-  etag: string;
-  lastModifiedMs: number;
-  /** 206 headers without content-length and content-range */
-  headers: string[];
-  /** 200 headers, content-length included */
-  fullHeaders: string[];
-  /** 304 headers */
-  notModifiedHeaders: string[];
-  /** small metadata files are held in memory; packages are streamed from the blob store */
-  body?: Buffer;
-}
-
 // Content-addressed paths never change meaning; the entry points (InRelease, Release,
 // Packages by name, repomd.xml) do, so caches must come back soon and revalidate.
 export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -98,24 +78,64 @@ export function isContentAddressed(file: IndexFile): boolean {
 export const repositoryPath = (repository: Pick<RepositoryRecord, 'kind' | 'workspaceSlug' | 'name'>): string =>
   `/${repository.kind === 'DEB' ? 'deb' : 'rpm'}/${repository.workspaceSlug}/${repository.name}`;
 
+/** the header lists of a served file, made at its first request: most files a catalogue holds are never asked for */
+interface HeaderLists {
+  etag: string;
+  headers: string[];
+  fullHeaders: string[];
+  notModifiedHeaders: string[];
+}
+
+/**
+ * A file the edge answers. It holds what its manifest entry says; the headers it is sent
+ * with are made once, at its first request, and kept with it.
+ */
+export class ServedFile {
+  private lists?: HeaderLists;
+  /** small metadata files are held in memory; packages are streamed from the blob store */
+  body?: Buffer;
+
+  constructor(
+    readonly repositoryId: string,
+    readonly blobKey: string,
+    readonly size: number,
+    readonly sha256: string,
+    /** a package (pool file, .rpm): counted as a download */
+    readonly isPackage: boolean,
+    readonly contentType: string,
+    readonly lastModifiedMs: number,
+    private readonly immutable: boolean,
+  ) {}
+
+  get etag(): string {
+    return (this.lists ??= this.headerLists()).etag;
+  }
+
+  /** 206 headers without content-length and content-range */
+  get headers(): string[] {
+    return (this.lists ??= this.headerLists()).headers;
+  }
+
+  /** 200 headers, content-length included */
+  get fullHeaders(): string[] {
+    return (this.lists ??= this.headerLists()).fullHeaders;
+  }
+
+  /** 304 headers */
+  get notModifiedHeaders(): string[] {
+    return (this.lists ??= this.headerLists()).notModifiedHeaders;
+  }
+
+  private headerLists(): HeaderLists {
+    const etag = strongEtag(this.sha256);
+    const validators = ['etag', etag, 'last-modified', httpDate(this.lastModifiedMs), 'cache-control', this.immutable ? IMMUTABLE_CACHE_CONTROL : REVALIDATE_CACHE_CONTROL, 'vary', 'Authorization'];
+    const headers = ['content-type', this.contentType, 'accept-ranges', 'bytes', ...validators];
+    return { etag, headers, fullHeaders: [...headers, 'content-length', String(this.size)], notModifiedHeaders: validators };
+  }
+}
+
 export function servedFile(repositoryId: string, file: IndexFile, lastModifiedMs: number): ServedFile {
-  const etag = strongEtag(file.sha256);
-  const lastModified = httpDate(lastModifiedMs);
-  const cacheControl = isContentAddressed(file) ? IMMUTABLE_CACHE_CONTROL : REVALIDATE_CACHE_CONTROL;
-  const validators = ['etag', etag, 'last-modified', lastModified, 'cache-control', cacheControl, 'vary', 'Authorization'];
-  const headers = ['content-type', file.contentType || contentTypeOf(file.path), 'accept-ranges', 'bytes', ...validators];
-  return {
-    repositoryId,
-    blobKey: file.blobKey,
-    size: file.size,
-    sha256: file.sha256,
-    isPackage: file.package,
-    etag,
-    lastModifiedMs,
-    headers,
-    fullHeaders: [...headers, 'content-length', String(file.size)],
-    notModifiedHeaders: validators,
-  };
+  return new ServedFile(repositoryId, file.blobKey, file.size, file.sha256, file.package, file.contentType || contentTypeOf(file.path), lastModifiedMs, isContentAddressed(file));
 }
 
 /**

@@ -150,5 +150,4 @@ const sameFile = (served: ServedFile, file: IndexFile) =>
   served.blobKey === file.blobKey &&
   served.size === file.size &&
   served.isPackage === file.package &&
-  // the content type: servedFile's headers start with it
-  served.headers[1] === (file.contentType || contentTypeOf(file.path));
+  served.contentType === (file.contentType || contentTypeOf(file.path));
