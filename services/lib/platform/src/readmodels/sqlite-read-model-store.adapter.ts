@@ -14,21 +14,21 @@ const pathOf = (field: string) => {
 type SqlValue = string | number | null;
 const sqlValue = (value: Filter[string]): SqlValue => (typeof value === 'boolean' ? Number(value) : value);
 
-/** rows ANALYZE reads per index: enough to tell a field that names a repository from one that names a collection */
-const ANALYSIS_SAMPLE_ROWS = 1_000;
-
 export const sqliteReadModelFile = (dataDir: string, module: string) => join(dataDir, module, 'read.db');
 
 /**
  * Single-node read models: JSON documents in one table, queried with json_extract. A field
  * finds go by is indexed when asked (`index`): an index on its JSON path, which a query
  * uses only when its text names the same path (hence paths written into the SQL, checked
- * by FIELD, rather than bound).
+ * by FIELD, rather than bound), and names it (`INDEXED BY`): left to choose, SQLite reads
+ * the whole collection by the primary key instead whenever its statistics are missing or
+ * were taken while the collection was small, as they are in a store made empty at a start
+ * and filled while it runs.
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly statements = new Map<string, Database.Statement>();
-  /** the statistics the planner reads were taken since this store opened (see index) */
-  private analysed = false;
+  /** indexed field → its index (see index) */
+  private readonly indexes = new Map<string, string>();
   /**
    * Records `position` for the document's id unless a later one is recorded, and then makes
    * the change; both or neither, in one transaction (another process may write the same
@@ -88,7 +88,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       clauses.push('instr(lower(json_extract(doc, ?)), lower(?)) > 0');
       params.push(pathOf(contains.field), contains.value);
     }
-    return { sql: clauses.join(' AND '), params };
+    // the table, by the index of the first indexed field the filter names
+    const index = Object.keys(filter).find((field) => filter[field] !== null && this.indexes.has(field));
+    return { sql: clauses.join(' AND '), params, table: index ? `documents INDEXED BY "${this.indexes.get(index)}"` : 'documents' };
   }
 
   collection<T extends { id: string }>(name: string): Collection<T> {
@@ -120,14 +122,14 @@ export class SqliteReadModelStore implements ReadModelStore {
           params.push(pathOf(options.sort.field));
         }
         params.push(options.limit ?? -1, options.skip ?? 0);
-        const rows = this.statement(`SELECT doc FROM documents WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params) as {
+        const rows = this.statement(`SELECT doc FROM ${where.table} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params) as {
           doc: string;
         }[];
         return rows.map((row) => JSON.parse(row.doc) as T);
       },
       count: async (filter, options = {}) => {
         const where = this.where(name, filter, options.contains);
-        const row = this.statement(`SELECT COUNT(*) AS n FROM documents WHERE ${where.sql}`).get(...where.params) as { n: number };
+        const row = this.statement(`SELECT COUNT(*) AS n FROM ${where.table} WHERE ${where.sql}`).get(...where.params) as { n: number };
         return row.n;
       },
       upsert: async (doc) => {
@@ -140,15 +142,15 @@ export class SqliteReadModelStore implements ReadModelStore {
       },
       deleteMany: async (filter) => {
         const where = this.where(name, filter);
-        if (position === undefined) return this.statement(`DELETE FROM documents WHERE ${where.sql}`).run(...where.params).changes;
+        if (position === undefined) return this.statement(`DELETE FROM ${where.table} WHERE ${where.sql}`).run(...where.params).changes;
         // the documents whose ids record no later position, each leaving its position behind
         const unlessLater = `${where.sql} AND NOT EXISTS (SELECT 1 FROM document_positions p WHERE p.collection = documents.collection AND p.id = documents.id AND p.position > ?)`;
         return this.db
           .transaction(() => {
             this.statement(
-              `INSERT INTO document_positions (collection, id, position) SELECT collection, id, ? FROM documents WHERE ${unlessLater} ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position`,
+              `INSERT INTO document_positions (collection, id, position) SELECT collection, id, ? FROM ${where.table} WHERE ${unlessLater} ON CONFLICT (collection, id) DO UPDATE SET position = excluded.position`,
             ).run(position, ...where.params, position);
-            return this.statement(`DELETE FROM documents WHERE ${unlessLater}`).run(...where.params, position).changes;
+            return this.statement(`DELETE FROM ${where.table} WHERE ${unlessLater}`).run(...where.params, position).changes;
           })
           .immediate();
       },
@@ -160,15 +162,14 @@ export class SqliteReadModelStore implements ReadModelStore {
     const name = `documents_by_${field.replaceAll('.', '_')}`;
     const made = !this.statement("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name);
     if (made) this.db.exec(`CREATE INDEX "${name}" ON documents (collection, json_extract(doc, '${pathOf(field)}'))`);
-    // without statistics SQLite reads a collection by the primary key rather than by such an
-    // index (which needs a second lookup per row), however many documents it holds; a sample
-    // of every index of the table (the primary key's too) lets it see what the field narrows:
-    // taken once per start, and again for an index made since
-    if (made || !this.analysed) {
-      this.db.pragma(`analysis_limit = ${ANALYSIS_SAMPLE_ROWS}`);
-      this.db.exec('ANALYZE documents');
-      this.analysed = true;
-    }
+    this.indexes.set(field, name);
+  }
+
+  /** how SQLite runs a find with this filter (diagnostics) */
+  explainFind(collection: string, filter: Filter): string {
+    const where = this.where(collection, filter);
+    const plan = this.db.prepare(`EXPLAIN QUERY PLAN SELECT doc FROM ${where.table} WHERE ${where.sql} ORDER BY id`).all(...where.params) as { detail: string }[];
+    return plan.map((step) => step.detail).join('; ');
   }
 
   async getCheckpoint(projection: string): Promise<number> {
