@@ -148,5 +148,7 @@ describe('the published catalogue', () => {
     const reloaded = catalog.repositoryAt(path(2));
     expect(reloaded).toBeInstanceOf(Promise);
     expect((await reloaded)?.record.name).toBe('tools-2');
+    expect(catalog.counts).toEqual({ loads: 4, evictions: 2 });
+    expect(catalog.filesHeld).toBe(2);
   });
 });

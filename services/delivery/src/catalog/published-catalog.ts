@@ -73,6 +73,8 @@ export class PublishedCatalog {
   /** checks for a newer generation under way (see catchUp): every miss meanwhile shares one */
   private readonly catchingUp = new Map<string, Promise<void>>();
   private readonly generationWaiters = new Map<string, Set<{ wanted: ReadonlyMap<string, number>; resolve: (served: boolean) => void }>>();
+  /** repositories read in since the start (at their first request, or again after an eviction), and dropped to keep the bound: a catalogue too small for its traffic shows as both climbing */
+  readonly counts = { loads: 0, evictions: 0 };
 
   constructor(
     private readonly readModels: ReadModelStore,
@@ -134,12 +136,19 @@ export class PublishedCatalog {
     return served;
   }
 
+  /** files of the loaded repositories held now (what the bound counts) */
+  get filesHeld(): number {
+    return this.loadedFiles;
+  }
+
   /** the repository loaded (read now if it was not), undefined when it is unknown or deleted */
   async load(repositoryId: string): Promise<ServedRepository | undefined> {
     const served = this.loaded.get(repositoryId);
     if (served) return served;
     await this.inTurn(repositoryId, async () => {
-      if (!this.loaded.has(repositoryId)) await this.rebuild(repositoryId);
+      if (this.loaded.has(repositoryId)) return;
+      this.counts.loads++;
+      await this.rebuild(repositoryId);
     });
     return this.loaded.get(repositoryId);
   }
@@ -275,6 +284,7 @@ export class PublishedCatalog {
     for (const id of this.loaded.keys()) {
       if (this.loadedFiles <= (this.options.maxLoadedFiles ?? MAX_LOADED_FILES) || id === repositoryId) break;
       this.install(id, undefined);
+      this.counts.evictions++;
     }
   }
 }

@@ -118,7 +118,7 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
         return stream;
       },
     });
-    const edge = deliveryEdge({ catalog, verdicts, accounting, blobs: store, publicKeys, metrics: new EdgeMetrics(registry), packageBodies, logger: pino({ level: 'silent' }) });
+    const edge = deliveryEdge({ catalog, verdicts, accounting, blobs: store, publicKeys, metrics: new EdgeMetrics(registry, catalog), packageBodies, logger: pino({ level: 'silent' }) });
     server = createServer((request, response) => (edge.matches(request.url!) ? edge.answer(request, replyThrough(response)) : response.writeHead(418).end()));
     if (ownReader) edgeFirst(server, { edge, idleMs: 60_000, headersMs: 60_000 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -324,11 +324,15 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
     expect(messages.find((m) => m.type === 'PackageDownloaded')?.data).toMatchObject({ packageId: 'p1', count: 1, bytes: pool.length });
   });
 
-  it('exposes request and byte counters', async () => {
+  it('exposes request, byte and catalogue counters', async () => {
     const metrics = await registry.metrics();
     expect(metrics).toMatch(/packyard_delivery_requests_total\{kind="metadata",status="200"\} [1-9]/);
     expect(metrics).toMatch(/packyard_delivery_requests_total\{kind="none",status="401"\} [1-9]/);
     expect(metrics).toMatch(/packyard_delivery_bytes_total [1-9]/);
+    // one repository read in, none dropped, and its files held
+    expect(metrics).toMatch(/packyard_delivery_catalogue_loads_total 1\n/);
+    expect(metrics).toMatch(/packyard_delivery_catalogue_evictions_total 0\n/);
+    expect(metrics).toMatch(/packyard_delivery_catalogue_files [1-9]/);
   });
 
   it('serves a file of a generation it has not been told of yet, when the signed index another process serves names it', async () => {

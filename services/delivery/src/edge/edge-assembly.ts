@@ -74,7 +74,7 @@ export function assembleEdge(options: {
     accounting,
     blobs,
     publicKeys,
-    metrics: new EdgeMetrics(options.registry),
+    metrics: new EdgeMetrics(options.registry, catalog),
     packageBodies: new PackageBodyCache((key, range) => blobs.get(key, range), PACKAGE_CACHE_FILE_BYTES, PACKAGE_CACHE_TOTAL_BYTES),
     logger: options.logger,
     presignDownloads: options.presignDownloads,
