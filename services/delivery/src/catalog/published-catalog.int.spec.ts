@@ -31,14 +31,17 @@ describe('the published catalogue', () => {
   };
 
   /** a repository `tools-<n>` of workspace acme with one DEB generation (of debian/`version`, published at minute `generation + minutes`) listing `inRelease` */
-  const publish = async (catalog: PublishedCatalog | undefined, n: number, generation: number, inRelease: string, { version = 'bookworm', minutes = 0 } = {}) => {
+  const publish = async (catalog: PublishedCatalog | undefined, n: number, generation: number, inRelease: string, { version = 'bookworm', minutes = 0, retainedGenerations = [] as number[] } = {}) => {
     const file = await blobs.putContentAddressed('test', Readable.from([Buffer.from(inRelease)]));
-    const files: IndexFile[] = [{ path: `dists/${version}/InRelease`, blobKey: file.key, size: file.size, sha256: file.sha256, contentType: '', package: false }];
+    const files: IndexFile[] = [
+      { path: `dists/${version}/InRelease`, blobKey: file.key, size: file.size, sha256: file.sha256, contentType: '', package: false },
+      { path: `dists/${version}/by-hash/SHA256/${file.sha256}`, blobKey: file.key, size: file.size, sha256: file.sha256, contentType: '', package: false },
+    ];
     const manifest = await blobs.putContentAddressed('test', Readable.from([Buffer.from(PublicationManifest.encode({ files, repositoryFiles: [], parts: [] }).finish())]));
     await project(catalog, 'IndexPublished', {
       repositoryId: `r${n}`, targetDistribution: { distro: 'debian', version }, generation, publishedAt: new Date(Date.UTC(2024, 2, 5, 10, generation + minutes)).toISOString(),
       kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', repositoryName: `tools-${n}`,
-      manifest: { blobKey: manifest.key, sha256: manifest.sha256, size: manifest.size }, packageCount: 0, inputsDigest: `d${generation}`, retainedGenerations: [], ownerId: 'u1',
+      manifest: { blobKey: manifest.key, sha256: manifest.sha256, size: manifest.size }, packageCount: 0, inputsDigest: `d${generation}`, retainedGenerations, ownerId: 'u1',
     });
     return file.sha256;
   };
@@ -136,8 +139,28 @@ describe('the published catalogue', () => {
     expect(catalog.repositoryAt(path('bookworm'))).toBe(caughtUp);
   });
 
+  it('loads the newest generation of a distribution first, and its retained ones at the first request for a file only they have', async () => {
+    const byHash = [];
+    for (let generation = 1; generation <= 4; generation++) {
+      byHash.push(await publish(undefined, 7, generation, `generation ${generation} of 7`, { retainedGenerations: [generation - 1, generation - 2, generation - 3].filter((g) => g > 0) }));
+    }
+    blobReads.length = 0;
+    const catalog = new PublishedCatalog(readModels, reader);
+    const path = (sha256: string) => `/deb/acme/tools-7/debian/dists/bookworm/by-hash/SHA256/${sha256}`;
+    const loaded = await catalog.repositoryAt(path(byHash[3]));
+    expect(loaded?.files.get(path(byHash[3]))?.sha256).toBe(byHash[3]);
+    expect(loaded?.files.get(path(byHash[0]))).toBeUndefined();
+    expect(blobReads).toHaveLength(1);
+    const caughtUp = await catalog.catchUp('r7', path(byHash[0]));
+    for (const sha256 of byHash) expect(caughtUp?.files.get(path(sha256))?.sha256).toBe(sha256);
+    expect(blobReads).toHaveLength(4);
+    // a file no generation has: the records are read again, no manifest
+    expect((await catalog.catchUp('r7', path('0'.repeat(64))))?.files.get(path('0'.repeat(64)))).toBeUndefined();
+    expect(blobReads).toHaveLength(4);
+  });
+
   it('keeps at most its bound of files, dropping the repository asked for least recently, and loads it again when asked', async () => {
-    const catalog = new PublishedCatalog(readModels, reader, { maxLoadedFiles: 2 });
+    const catalog = new PublishedCatalog(readModels, reader, { maxLoadedFiles: 4 });
     const path = (n: number) => `/deb/acme/tools-${n}/debian/dists/bookworm/InRelease`;
     await catalog.repositoryAt(path(1));
     await catalog.repositoryAt(path(2));
@@ -149,6 +172,6 @@ describe('the published catalogue', () => {
     expect(reloaded).toBeInstanceOf(Promise);
     expect((await reloaded)?.record.name).toBe('tools-2');
     expect(catalog.counts).toEqual({ loads: 4, evictions: 2 });
-    expect(catalog.filesHeld).toBe(2);
+    expect(catalog.filesHeld).toBe(4);
   });
 });

@@ -18,11 +18,12 @@ export interface ServedRepository {
   stocked: readonly StockedDistribution[];
   /** distribution → the newest generation served */
   generations: ReadonlyMap<string, number>;
-  /** the generations readable, by their records */
-  readable: readonly PublicationRecord[];
-  /** the distributions whose readable generations' files are loaded (see PublishedCatalog) */
-  distributions: ReadonlySet<string>;
+  /** the distributions whose files are loaded, and how many of their generations (see PublishedCatalog) */
+  held: ReadonlyMap<string, Held>;
 }
+
+/** of a distribution's readable generations, the files of the newest, or of every one */
+type Held = 'newest' | 'readable';
 
 /** what a loaded repository counts against MAX_LOADED_FILES: its files, and one without them */
 const heldBy = (served: ServedRepository) => Math.max(1, served.files.size);
@@ -47,12 +48,14 @@ function repositoryKeyOf(path: string): { path: string; kind: RepositoryRecord['
 /**
  * The published state the edge answers from. Nothing is read at start: a repository is
  * loaded when it is first asked for (one read-model lookup of the repository by its path,
- * one of its publication records) with the files of one distribution, the one published
- * last (it holds the repository's current key files): one manifest read per readable
- * generation of it from the blob store, in parallel. Another distribution's files are read
- * when a request first misses below it (see catchUp): a DEB repository publishes 14 or more
- * distributions, most of them empty, and its clients ask for one or two. Repositories are
- * kept, least recently used out first, bounded by the number of files held. File bodies are not read here: the edge reads them on first
+ * one of its publication records) with the files of the newest generation of one
+ * distribution, the one published last (it holds the repository's current key files): its
+ * manifest and parts from the blob store. The rest is read when a request first misses it
+ * (see catchUp): another distribution's newest generation (a DEB repository publishes 14 or
+ * more distributions, most of them empty, and its clients ask for one or two), and then a
+ * distribution's retained generations (up to 8, kept readable for clients mid-update, whose
+ * files are asked for in the minutes after a publication). Repositories are kept, least
+ * recently used out first, bounded by the number of files held. File bodies are not read here: the edge reads them on first
  * request into its bounded body cache. A loaded repository is rebuilt off the request
  * path whenever the projection changes it; the swap is one synchronous step, so a request
  * sees one state or the other.
@@ -182,29 +185,30 @@ export class PublishedCatalog {
 
   /**
    * After a request for a file at `path` this replica does not serve: the repository as it is
-   * once the files of the distributions the path may be in (distributionsAt) are loaded, and
-   * a generation newer than the one loaded, if the read model has one. Edge workers (and a
+   * once a generation newer than the one loaded, if the read model has one, is loaded, and
+   * the newest generation of each distribution the path may be in (distributionsAt), and
+   * then, if the path is still missing, their retained generations. Edge workers (and a
    * cluster's replicas) are told of a publication each in its own time, and a client that
    * read the new InRelease or repomd.xml from one may ask another for the files it names
    * before that one has rebuilt: dnf and apt spread their requests over several connections.
-   * One read of the repository's publication records, shared by the misses meanwhile below
-   * the same distributions and in turn with the rebuilds; a file that is simply not there
-   * costs that.
+   * One read of the repository's publication records per path, shared by the misses of it
+   * meanwhile and in turn with the rebuilds; a file that is simply not there costs that.
    */
   async catchUp(repositoryId: string, path: string): Promise<ServedRepository | undefined> {
-    const served = this.loaded.get(repositoryId);
-    if (!served) return undefined;
-    const relative = path.slice(repositoryPath(served.record).length + 1);
-    const key = `${repositoryId}|${distributionsAt(served.record.kind, relative, served.readable).join('|')}`;
+    const key = `${repositoryId}|${path}`;
     let checking = this.catchingUp.get(key);
     if (!checking) {
       checking = this.inTurn(repositoryId, async () => {
         const current = this.loaded.get(repositoryId);
         if (!current) return;
         const readable = readableGenerations(await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId }));
-        const wanted = distributionsAt(current.record.kind, relative, readable);
+        const wanted = distributionsAt(current.record.kind, path.slice(repositoryPath(current.record).length + 1), readable);
         const newer = readable.some((publication) => publication.generation > (current.generations.get(publication.distribution) ?? -1));
-        if (newer || wanted.some((distribution) => !current.distributions.has(distribution))) await this.rebuild(repositoryId, wanted);
+        if (newer || wanted.some((distribution) => !current.held.has(distribution))) await this.rebuild(repositoryId, new Map(wanted.map((distribution) => [distribution, 'newest'])));
+        const now = this.loaded.get(repositoryId);
+        if (now && !now.files.get(path) && wanted.some((distribution) => now.held.get(distribution) === 'newest')) {
+          await this.rebuild(repositoryId, new Map(wanted.map((distribution) => [distribution, 'readable'])));
+        }
       }).finally(() => this.catchingUp.delete(key));
       this.catchingUp.set(key, checking);
     }
@@ -239,32 +243,37 @@ export class PublishedCatalog {
     return next;
   }
 
-  /** reads the repository again, with the files of the distributions it had, the one published last and `wanted` */
-  private async rebuild(repositoryId: string, wanted: readonly string[] = []): Promise<void> {
+  /**
+   * Reads the repository again, with the files of what it held, of the newest generation of
+   * the distribution published last, and of `wanted` (each kept at the most it was held at).
+   */
+  private async rebuild(repositoryId: string, wanted: ReadonlyMap<string, Held> = new Map()): Promise<void> {
     const repository = await this.readModels.collection<RepositoryRecord>(REPOSITORIES).get(repositoryId);
     if (!repository || repository.deleted) return this.install(repositoryId, undefined);
     const publications = await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId });
     const readable = readableGenerations(publications);
+    const newest = new Map<string, number>();
+    for (const publication of readable) newest.set(publication.distribution, Math.max(newest.get(publication.distribution) ?? -1, publication.generation));
     let files = ServedFiles.NONE;
-    const distributions = new Set<string>();
+    const held = new Map<string, Held>();
     if (this.options.files !== false) {
       const previous = this.loaded.get(repositoryId);
       const lastPublished = readable.at(-1)?.distribution;
-      for (const distribution of [...(previous?.distributions ?? []), ...wanted, ...(lastPublished ? [lastPublished] : [])]) distributions.add(distribution);
+      for (const [distribution, depth] of [...(lastPublished ? [[lastPublished, 'newest'] as const] : []), ...(previous?.held ?? []), ...wanted]) {
+        if (held.get(distribution) !== 'readable') held.set(distribution, depth);
+      }
       const generations = await Promise.all(
         readable
-          .filter((publication) => distributions.has(publication.distribution))
+          .filter((publication) => held.get(publication.distribution) === 'readable' || (held.has(publication.distribution) && publication.generation === newest.get(publication.distribution)))
           .map(async (publication) => {
             const { files, repositoryFiles } = await this.manifests.manifest(publication.manifest);
             return { publication, files, repositoryFiles };
           }),
       );
-      files = servedFiles(repository, generations, previous?.files);
+      files = servedFiles(repository, generations, previous?.files, readable);
     }
-    const newest = new Map<string, number>();
-    for (const publication of readable) newest.set(publication.distribution, Math.max(newest.get(publication.distribution) ?? -1, publication.generation));
     const stocked = stockedDistributions(repository, readable, uploadDistributions(repository.kind));
-    this.install(repositoryId, { record: repository, files, stocked, generations: newest, readable, distributions });
+    this.install(repositoryId, { record: repository, files, stocked, generations: newest, held });
   }
 
   private install(repositoryId: string, served: ServedRepository | undefined) {

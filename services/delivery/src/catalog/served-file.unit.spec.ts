@@ -38,6 +38,18 @@ describe('Last-Modified of published files', () => {
     expect(lastModified(served([first, second, third]), 'dists/bookworm/InRelease')).toBe('2024-03-05T10:00:02.000Z');
   });
 
+  it('dates the entry points of a generation loaded without its predecessors no earlier than they may have been served', () => {
+    const first = publication(1, '2024-03-05T10:00:00.100Z', [file('dists/bookworm/InRelease', 'a')]);
+    const second = publication(2, '2024-03-05T10:00:00.900Z', [file('dists/bookworm/InRelease', 'b'), file('pool/main/h/hello.deb', 'p', true)]);
+    const third = publication(3, '2024-03-05T10:00:00.950Z', [file('dists/bookworm/InRelease', 'c')]);
+    const records = [first, second, third].map(({ publication }) => publication);
+    // loaded with both predecessors, the third was dated 10:00:02; alone, not before that
+    expect(lastModified(servedFiles(repository, [third], undefined, records), 'dists/bookworm/InRelease')).toBe('2024-03-05T10:00:02.000Z');
+    expect(lastModified(servedFiles(repository, [second], undefined, records), 'pool/main/h/hello.deb')).toBe('2024-03-05T10:00:00.000Z');
+    const later = publication(4, '2024-03-05T10:10:00.000Z', [file('dists/bookworm/InRelease', 'd')]);
+    expect(lastModified(servedFiles(repository, [later], undefined, [...records, later.publication]), 'dists/bookworm/InRelease')).toBe('2024-03-05T10:10:00.000Z');
+  });
+
   it('keeps the date of unchanged entry points and of content-addressed files', () => {
     const first = publication(1, '2024-03-05T10:00:00Z', [file('dists/bookworm/Release', 'a'), file('pool/main/h/hello.deb', 'p', true)]);
     const second = publication(2, '2024-03-05T11:00:00Z', [file('dists/bookworm/Release', 'a'), file('pool/main/h/hello.deb', 'p', true)]);

@@ -102,9 +102,11 @@ const wholeSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
  * far), so If-Modified-Since stays true across republishing; an entry point whose bytes
  * changed (InRelease, Release, Packages, repomd.xml) moves strictly later than before, or
  * two generations published within one second would share a date and a client holding the
- * first one's would be told 304 about the second forever.
+ * first one's would be told 304 about the second forever. `records`, the records of every
+ * readable generation, loaded or not, bound the date an entry point of a generation loaded
+ * without its predecessors may have been served with (see entryPointFloor).
  */
-export function servedFiles(repository: RepositoryRecord, generations: readonly LoadedPublication[], previous: ServedFiles = ServedFiles.NONE): ServedFiles {
+export function servedFiles(repository: RepositoryRecord, generations: readonly LoadedPublication[], previous: ServedFiles = ServedFiles.NONE, records: readonly PublicationRecord[] = []): ServedFiles {
   const repositoryRoot = repositoryPath(repository);
   const roots = new Map<string, ServedLayer[]>();
   const layers = new Map<string, ServedLayer>();
@@ -113,7 +115,8 @@ export function servedFiles(repository: RepositoryRecord, generations: readonly 
     if (list.length === 0) return;
     const key = `${root}|${publication.id}|${publication.manifest.sha256}|${part}`;
     const older = roots.get(root) ?? [];
-    const layer = previous.layer(key) ?? layerOf(repository.id, list, wholeSeconds(publication.publishedAt), (path) => newestIn(older, path) ?? served?.get(`${root}/${path}`));
+    const layer =
+      previous.layer(key) ?? layerOf(repository.id, list, { own: wholeSeconds(publication.publishedAt), entryPoints: entryPointFloor(publication, records) }, (path) => newestIn(older, path) ?? served?.get(`${root}/${path}`));
     roots.set(root, [layer, ...older]);
     layers.set(key, layer);
   };
@@ -124,8 +127,24 @@ export function servedFiles(repository: RepositoryRecord, generations: readonly 
   return new ServedFiles(repositoryRoot, repository.kind === 'DEB' ? 1 : 2, roots, layers);
 }
 
-/** one generation's files below a root; `before` finds what the root served at a relative path until this generation */
-function layerOf(repositoryId: string, list: readonly IndexFile[], own: number, before: (path: string) => ServedFile | undefined): ServedLayer {
+/**
+ * The earliest Last-Modified of a generation's entry point that no file served before it
+ * holds (its predecessors unloaded, or the path new): a changed entry point moves a second
+ * past its predecessor's date (layerOf), so one of a generation published within the same
+ * second as the k readable ones before it may have been served up to k seconds after its
+ * own date, and a date not past that could tell a client holding it 304.
+ */
+function entryPointFloor(publication: PublicationRecord, records: readonly PublicationRecord[]): number {
+  let floor = wholeSeconds(publication.publishedAt);
+  for (const older of records) {
+    if (older.distribution === publication.distribution && older.generation < publication.generation) floor = Math.max(floor, wholeSeconds(older.publishedAt) + (publication.generation - older.generation) * 1000);
+  }
+  return floor;
+}
+
+/** one generation's files below a root, dated from `dates`; `before` finds what the root served at a relative path until this generation */
+function layerOf(repositoryId: string, list: readonly IndexFile[], dates: { own: number; entryPoints: number }, before: (path: string) => ServedFile | undefined): ServedLayer {
+  const { own } = dates;
   const files = new Map<string, ServedFile>();
   let made = 0;
   for (const file of list) {
@@ -138,6 +157,7 @@ function layerOf(repositoryId: string, list: readonly IndexFile[], own: number, 
     let date = own;
     if (earlier?.sha256 === file.sha256) date = earlier.lastModifiedMs;
     else if (earlier && !isContentAddressed(file)) date = Math.max(own, earlier.lastModifiedMs + 1000);
+    else if (!earlier && !isContentAddressed(file)) date = dates.entryPoints;
     files.set(file.path, servedFile(repositoryId, file, date));
     made++;
   }
