@@ -55,10 +55,10 @@ function repositoryKeyOf(path: string): { path: string; kind: RepositoryRecord['
  * more distributions, most of them empty, and its clients ask for one or two), and then a
  * distribution's retained generations (up to 8, kept readable for clients mid-update, whose
  * files are asked for in the minutes after a publication). Repositories are kept, least
- * recently used out first, bounded by the number of files held. File bodies are not read here: the edge reads them on first
- * request into its bounded body cache. A loaded repository is rebuilt off the request
- * path whenever the projection changes it; the swap is one synchronous step, so a request
- * sees one state or the other.
+ * recently used out first, bounded by the number of files held. File bodies are not read
+ * here: the edge reads them on first request into its bounded body cache. A loaded
+ * repository is rebuilt off the request path whenever the projection changes it; the swap
+ * is one synchronous step, so a request sees one state or the other.
  */
 export class PublishedCatalog {
   /** by repository id, least recently used first */
@@ -73,7 +73,7 @@ export class PublishedCatalog {
   /** per repository, the loads and rebuilds in turn */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly manifests: PublicationManifests;
-  /** checks for a newer generation under way (see catchUp): every miss meanwhile shares one */
+  /** by repository and path, the checks under way after a miss (see catchUp): every miss of the path meanwhile shares one */
   private readonly catchingUp = new Map<string, Promise<void>>();
   private readonly generationWaiters = new Map<string, Set<{ wanted: ReadonlyMap<string, number>; resolve: (served: boolean) => void }>>();
   /** repositories read in since the start (at their first request, or again after an eviction), and dropped to keep the bound: a catalogue too small for its traffic shows as both climbing */
