@@ -14,7 +14,13 @@ const pathOf = (field: string) => {
 type SqlValue = string | number | null;
 const sqlValue = (value: Filter[string]): SqlValue => (typeof value === 'boolean' ? Number(value) : value);
 
+/** how long a field found unindexed is taken as such before sqlite_master is asked again (another process may index it) */
+const UNINDEXED_RECHECK_MS = 5_000;
+
 export const sqliteReadModelFile = (dataDir: string, module: string) => join(dataDir, module, 'read.db');
+
+/** one index per field, over every collection (which leads it, as every query names one) */
+const indexName = (field: string) => `documents_by_${field.replaceAll('.', '_')}`;
 
 /**
  * Single-node read models: JSON documents in one table, queried with json_extract. A field
@@ -23,12 +29,15 @@ export const sqliteReadModelFile = (dataDir: string, module: string) => join(dat
  * by FIELD, rather than bound), and names it (`INDEXED BY`): left to choose, SQLite reads
  * the whole collection by the primary key instead whenever its statistics are missing or
  * were taken while the collection was small, as they are in a store made empty at a start
- * and filled while it runs.
+ * and filled while it runs. An index another process made (the projection's, for an edge
+ * worker that only reads) is found in sqlite_master.
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly statements = new Map<string, Database.Statement>();
   /** indexed field → its index (see index) */
   private readonly indexes = new Map<string, string>();
+  /** field → when sqlite_master last had no index of it */
+  private readonly unindexed = new Map<string, number>();
   /**
    * Records `position` for the document's id unless a later one is recorded, and then makes
    * the change; both or neither, in one transaction (another process may write the same
@@ -89,8 +98,23 @@ export class SqliteReadModelStore implements ReadModelStore {
       params.push(pathOf(contains.field), contains.value);
     }
     // the table, by the index of the first indexed field the filter names
-    const index = Object.keys(filter).find((field) => filter[field] !== null && this.indexes.has(field));
-    return { sql: clauses.join(' AND '), params, table: index ? `documents INDEXED BY "${this.indexes.get(index)}"` : 'documents' };
+    const index = Object.keys(filter)
+      .filter((field) => filter[field] !== null)
+      .map((field) => this.indexOf(field))
+      .find((name) => name !== undefined);
+    return { sql: clauses.join(' AND '), params, table: index ? `documents INDEXED BY "${index}"` : 'documents' };
+  }
+
+  /** the index of a field, made here or by another process on the same file */
+  private indexOf(field: string): string | undefined {
+    const known = this.indexes.get(field);
+    if (known !== undefined) return known;
+    const checkedAt = this.unindexed.get(field);
+    if (checkedAt !== undefined && Date.now() - checkedAt < UNINDEXED_RECHECK_MS) return undefined;
+    const name = indexName(field);
+    if (!this.statement("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name)) return void this.unindexed.set(field, Date.now());
+    this.indexes.set(field, name);
+    return name;
   }
 
   collection<T extends { id: string }>(name: string): Collection<T> {
@@ -158,8 +182,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async index(_collection: string, field: string): Promise<void> {
-    // one index per field, over every collection (which leads it, as every query names one)
-    const name = `documents_by_${field.replaceAll('.', '_')}`;
+    const name = indexName(field);
     const made = !this.statement("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name);
     if (made) this.db.exec(`CREATE INDEX "${name}" ON documents (collection, json_extract(doc, '${pathOf(field)}'))`);
     this.indexes.set(field, name);
