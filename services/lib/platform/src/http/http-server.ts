@@ -11,6 +11,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import { PackyardError } from '../errors/errors';
 import { acceptThroughCopies, type AcceptCopies } from './accept-copies';
 import { edgeFirst, replyThrough, type EdgeConnections, type EdgeHandler } from './edge-http1';
+import { lazySchemaCompilers } from './lazy-schema-compilers';
 
 export type ReadinessCheck = () => Promise<{ ok: boolean; detail?: string }>;
 
@@ -127,6 +128,7 @@ export function createHttpServer(options: {
     genReqId: () => randomUUID(),
     trustProxy: trustedProxy(options.trustProxy ?? false),
     return503OnClosing: true,
+    schemaController: { compilersFactory: lazySchemaCompilers() },
   }) as unknown as FastifyInstance;
   const checks = new Map<string, ReadinessCheck>();
   let edgeConnections: EdgeConnections | undefined;
