@@ -314,6 +314,8 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
   });
 
   it('checks a token once per few seconds, not per request, and counts what it served', async () => {
+    // a verdict of now (the earlier tests' may be older than its 4 s on a busy machine)
+    await (await get('dists/bookworm/InRelease')).arrayBuffer();
     validations.length = 0;
     await accounting.drain();
     for (let i = 0; i < 20; i++) await (await get('dists/bookworm/InRelease')).arrayBuffer();
@@ -355,6 +357,36 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
     expect(await late.text()).toBe('Package: other\nVersion: 2\n');
     expect(await (await fetchOther('dists/bookworm/InRelease')).text()).toBe(inRelease(2).toString());
     expect((await fetchOther(`dists/bookworm/main/binary-amd64/by-hash/SHA256/${'0'.repeat(64)}`)).status).toBe(404);
+  });
+
+  it('asks for the token of a first request while its repository loads, not after', async () => {
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // the manifest read waits for the gate: the repository is loading until it opens
+    const gated = { get: async (key: string) => (await gate, blobs.get(key)) };
+    const asked: string[] = [];
+    const verdicts = new VerdictCache(async (token) => (asked.push(token), { valid: true, kind: 'repo_token', tokenId: 't9', ownerId: 'u1', scopes: [], repositoryId: 'r1' }), { ttlMs: 60_000, negativeTtlMs: 1000, maxEntries: 10 });
+    const edge = deliveryEdge({
+      catalog: new PublishedCatalog(readModels, gated),
+      verdicts,
+      accounting: new TrafficAccounting(async () => 'p1'),
+      blobs,
+      publicKeys: new PublicKeys(async () => undefined, async () => ({ armored: '', binary: Buffer.alloc(0) })),
+      metrics: new EdgeMetrics(new Registry()),
+      packageBodies: new PackageBodyCache((key, range) => blobs.get(key, range), 100_000, 1024 * 1024),
+      logger: pino({ level: 'silent' }),
+    });
+    const fresh = createServer((request, response) => edge.answer(request, replyThrough(response)));
+    await new Promise<void>((resolve) => fresh.listen(0, '127.0.0.1', resolve));
+    try {
+      const answered = fetch(`http://127.0.0.1:${(fresh.address() as AddressInfo).port}/deb/acme/tools/debian/dists/bookworm/InRelease`, { headers: { authorization: basic('pk_live_early') } });
+      await waitFor('the token to be asked for', async () => (asked.length > 0 ? true : undefined), { timeoutMs: 5_000 });
+      expect(asked).toEqual(['pk_live_early']);
+      open();
+      expect((await answered).status).toBe(200);
+    } finally {
+      fresh.close();
+    }
   });
 
   it('serves a distribution other than the one published last at the first request for it (a repository is loaded with that one)', async () => {

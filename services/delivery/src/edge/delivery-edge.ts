@@ -214,6 +214,10 @@ export function deliveryEdge(options: DeliveryEdgeOptions): EdgeHandler {
     if (path === undefined) return refuse(reply, 404);
     const repository = catalog.repositoryAt(path);
     if (!(repository instanceof Promise)) return answer(request, reply, path, repository);
+    // the token is asked for while the repository loads (answer finds the verdict cached or on
+    // its way): a first request after a start waits for the slower of the two, not for both
+    const early = verdicts.verdict(request.headers.authorization);
+    if (early instanceof Promise) early.catch(() => undefined);
     repository.then(
       (loaded) => answer(request, reply, path, loaded),
       (error) => {
