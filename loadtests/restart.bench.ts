@@ -91,7 +91,9 @@ function acrossRepositories(probes: readonly FetchProbe[]): FetchProbe[] {
   const byRepository = new Map<string | undefined, FetchProbe[]>();
   for (const probe of probes) {
     const repository = repositoryOf(probe.url);
-    byRepository.set(repository, [...(byRepository.get(repository) ?? []), probe]);
+    const list = byRepository.get(repository) ?? [];
+    list.push(probe);
+    byRepository.set(repository, list);
   }
   const lists = [...byRepository.values()];
   const rounds = Math.max(...lists.map((list) => list.length));
@@ -111,8 +113,8 @@ async function main() {
     // a kept directory's fetches, at this run's port
     const kept = keptDir && existsSync(seededProbes) && (JSON.parse(await readFile(seededProbes, 'utf8')) as FetchProbe[]).map((probe) => ({ ...probe, url: new URL(new URL(probe.url).pathname, packyard.url).href }));
     const probes = kept || (await seed(packyard));
-    if (keptDir) await writeFile(seededProbes, JSON.stringify(probes));
-    console.log(`${probes.length} fetches in the loop, ${FETCHERS} at a time, one repository after another`);
+    if (keptDir && !kept) await writeFile(seededProbes, JSON.stringify(probes));
+    console.log(`${probes.length} fetches in the loop, ${FETCHERS} at a time, across the repositories`);
     const loop = startFetchLoop(acrossRepositories(probes), FETCHERS);
     try {
       await loop.servedSince(0, 1, 600_000);

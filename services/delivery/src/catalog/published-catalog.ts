@@ -204,11 +204,10 @@ export class PublishedCatalog {
         const readable = readableGenerations(await this.readModels.collection<PublicationRecord>(PUBLICATIONS).find({ repositoryId }));
         const wanted = distributionsAt(current.record.kind, path.slice(repositoryPath(current.record).length + 1), readable);
         const newer = readable.some((publication) => publication.generation > (current.generations.get(publication.distribution) ?? -1));
-        if (newer || wanted.some((distribution) => !current.held.has(distribution))) await this.rebuild(repositoryId, new Map(wanted.map((distribution) => [distribution, 'newest'])));
+        const wantedAt = (depth: Held) => new Map(wanted.map((distribution) => [distribution, depth]));
+        if (newer || wanted.some((distribution) => !current.held.has(distribution))) await this.rebuild(repositoryId, wantedAt('newest'));
         const now = this.loaded.get(repositoryId);
-        if (now && !now.files.get(path) && wanted.some((distribution) => now.held.get(distribution) === 'newest')) {
-          await this.rebuild(repositoryId, new Map(wanted.map((distribution) => [distribution, 'readable'])));
-        }
+        if (now && !now.files.get(path) && wanted.some((distribution) => now.held.get(distribution) === 'newest')) await this.rebuild(repositoryId, wantedAt('readable'));
       }).finally(() => this.catchingUp.delete(key));
       this.catchingUp.set(key, checking);
     }

@@ -108,25 +108,29 @@ export class ServedFile {
   ) {}
 
   get etag(): string {
-    return (this.lists ??= this.headerLists()).etag;
+    return this.headerLists.etag;
   }
 
   /** 206 headers without content-length and content-range */
   get headers(): string[] {
-    return (this.lists ??= this.headerLists()).headers;
+    return this.headerLists.headers;
   }
 
   /** 200 headers, content-length included */
   get fullHeaders(): string[] {
-    return (this.lists ??= this.headerLists()).fullHeaders;
+    return this.headerLists.fullHeaders;
   }
 
   /** 304 headers */
   get notModifiedHeaders(): string[] {
-    return (this.lists ??= this.headerLists()).notModifiedHeaders;
+    return this.headerLists.notModifiedHeaders;
   }
 
-  private headerLists(): HeaderLists {
+  private get headerLists(): HeaderLists {
+    return (this.lists ??= this.makeHeaderLists());
+  }
+
+  private makeHeaderLists(): HeaderLists {
     const etag = strongEtag(this.sha256);
     const validators = ['etag', etag, 'last-modified', httpDate(this.lastModifiedMs), 'cache-control', this.immutable ? IMMUTABLE_CACHE_CONTROL : REVALIDATE_CACHE_CONTROL, 'vary', 'Authorization'];
     const headers = ['content-type', this.contentType, 'accept-ranges', 'bytes', ...validators];

@@ -22,6 +22,9 @@ export const sqliteReadModelFile = (dataDir: string, module: string) => join(dat
 /** one index per field, over every collection (which leads it, as every query names one) */
 const indexName = (field: string) => `documents_by_${field.replaceAll('.', '_')}`;
 
+/** a find's query: its limit and offset are its last two parameters */
+const findSql = (where: { table: string; sql: string }, order: string) => `SELECT doc FROM ${where.table} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
+
 /**
  * Single-node read models: JSON documents in one table, queried with json_extract. A field
  * finds go by is indexed when asked (`index`): an index on its JSON path, which a query
@@ -146,9 +149,7 @@ export class SqliteReadModelStore implements ReadModelStore {
           params.push(pathOf(options.sort.field));
         }
         params.push(options.limit ?? -1, options.skip ?? 0);
-        const rows = this.statement(`SELECT doc FROM ${where.table} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params) as {
-          doc: string;
-        }[];
+        const rows = this.statement(findSql(where, order)).all(...params) as { doc: string }[];
         return rows.map((row) => JSON.parse(row.doc) as T);
       },
       count: async (filter, options = {}) => {
@@ -183,15 +184,14 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async index(_collection: string, field: string): Promise<void> {
     const name = indexName(field);
-    const made = !this.statement("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name);
-    if (made) this.db.exec(`CREATE INDEX "${name}" ON documents (collection, json_extract(doc, '${pathOf(field)}'))`);
+    this.db.exec(`CREATE INDEX IF NOT EXISTS "${name}" ON documents (collection, json_extract(doc, '${pathOf(field)}'))`);
     this.indexes.set(field, name);
   }
 
   /** how SQLite runs a find with this filter (diagnostics) */
   explainFind(collection: string, filter: Filter): string {
     const where = this.where(collection, filter);
-    const plan = this.db.prepare(`EXPLAIN QUERY PLAN SELECT doc FROM ${where.table} WHERE ${where.sql} ORDER BY id`).all(...where.params) as { detail: string }[];
+    const plan = this.db.prepare(`EXPLAIN QUERY PLAN ${findSql(where, 'id')}`).all(...where.params, -1, 0) as { detail: string }[];
     return plan.map((step) => step.detail).join('; ');
   }
 
