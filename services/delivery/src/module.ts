@@ -7,11 +7,12 @@ import {
   grpcServerModule,
   httpServerModule,
   metricsModule,
+  inboxReaction,
   openModuleStores,
-  recordInbox,
   startEventSourcing,
   topicOf,
-  type BusMessage,
+  type EventStore,
+  type NewEvent,
   type Reaction,
 } from '@packyard/platform';
 import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
@@ -26,13 +27,7 @@ import { deliveryHandlers } from './grpc/delivery.handlers';
 
 export { DELIVERY_SETTINGS };
 
-const inboxReactions = (module: { events: Parameters<typeof recordInbox>[0] }): Reaction[] =>
-  Object.entries(FOLLOWED_EVENTS).map(([context, types]) => ({
-    contexts: [context],
-    async handle(message: BusMessage) {
-      if (Object.hasOwn(types, message.type)) await recordInbox(module.events, context, message);
-    },
-  }));
+const inboxReactions = (events: EventStore): Reaction[] => Object.entries(FOLLOWED_EVENTS).map(([context, types]) => inboxReaction(events, context, new Set(Object.keys(types))));
 
 const REVOCATIONS = new Set(['RepoTokenRevoked', 'AccessTokenRevoked']);
 const FLUSH_INTERVAL_MS = 1_000;
@@ -103,7 +98,7 @@ export const deliveryModule = defineModule({
       bus,
       logger: ctx.logger,
       projections: [deliveryProjection(onChange)],
-      reactions: inboxReactions(stores),
+      reactions: inboxReactions(stores.events),
       consumerGroup: consumerGroupOf(settings.replicaId, ctx.settings(BUS_SETTINGS).bus === 'kafka'),
       fail: ctx.fail,
     });
@@ -125,16 +120,14 @@ export const deliveryModule = defineModule({
     // event: appended to delivery's own store (one stream per repository), then relayed to
     // the bus, so a bus that is down delays the counts instead of losing them
     const flush = async () => {
-      const messages = await accounting.drain();
-      const byRepository = new Map<string, BusMessage[]>();
-      for (const message of messages) byRepository.set(message.key, [...(byRepository.get(message.key) ?? []), message]);
-      for (const [repositoryId, batch] of byRepository) {
-        await stores.events.append(
-          `traffic-${repositoryId}`,
-          'ANY',
-          batch.map(({ id, type, data }) => ({ id, type, data, integration: true })),
-        );
+      const byRepository = new Map<string, NewEvent[]>();
+      for (const { id, type, data, key } of await accounting.drain()) {
+        const events = byRepository.get(key) ?? [];
+        events.push({ id, type, data, integration: true });
+        byRepository.set(key, events);
       }
+      // every repository served since the last flush in one append: one sync to disk, not one per repository
+      if (byRepository.size > 0) await stores.events.appendEach([...byRepository].map(([repositoryId, events]) => ({ stream: `traffic-${repositoryId}`, expected: 'ANY', events })));
     };
     let flushing = Promise.resolve();
     const timer = setInterval(() => {

@@ -1,4 +1,4 @@
-import { recordInbox, type BusMessage, type EventStore, type Reaction } from '@packyard/platform';
+import { inboxReaction, type EventStore, type Reaction } from '@packyard/platform';
 
 /** the other modules' events the workspace module's projections read: usage counts and the audit log */
 const RECORDED: Record<string, string[]> = {
@@ -12,10 +12,4 @@ const RECORDED: Record<string, string[]> = {
 };
 
 /** one reaction per context, so each inbox entry records where it came from */
-export const inboxReactions = (events: EventStore): Reaction[] =>
-  Object.entries(RECORDED).map(([context, types]) => ({
-    contexts: [context],
-    async handle(message: BusMessage) {
-      if (types.includes(message.type)) await recordInbox(events, context, message);
-    },
-  }));
+export const inboxReactions = (events: EventStore): Reaction[] => Object.entries(RECORDED).map(([context, types]) => inboxReaction(events, context, new Set(types)));

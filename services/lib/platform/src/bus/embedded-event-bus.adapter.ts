@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { backoffDelay, Pause } from '../eventsourcing/pause';
 import { openSqlite, WOKEN_POLL_MS, watchOtherWriters } from '../eventsourcing/sqlite-database';
 import { deadLetter, type DeliveryOutcome } from './dead-letter';
-import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type RetryPolicy } from './event-bus.port';
+import { deadLetterTopicOf, type BusMessage, type Consumer, type ConsumerOptions, type EventBus, type ManyHandler, type RetryPolicy } from './event-bus.port';
 
 interface MessageRow {
   seq: number;
@@ -158,11 +158,11 @@ export class EmbeddedEventBus implements EventBus {
     if (deadLetter) this.wake(deadLetterTopicOf(topic));
   }
 
-  async subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>): Promise<Consumer> {
+  async subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>, handleMany?: ManyHandler): Promise<Consumer> {
     for (const loop of this.loops)
       if (loop.group === options.group && options.topics.includes(loop.topic))
         throw new Error(`Group ${options.group} already consumes ${loop.topic} on this bus`);
-    const loops = options.topics.map((topic) => this.startLoop(options.group, topic, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, handler));
+    const loops = options.topics.map((topic) => this.startLoop(options.group, topic, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, handler, handleMany));
     return {
       stop: async () => {
         await Promise.all(loops.map((loop) => loop.stop()));
@@ -170,7 +170,7 @@ export class EmbeddedEventBus implements EventBus {
     };
   }
 
-  private startLoop(group: string, topic: string, maxAttempts: number, handler: (message: BusMessage, topic: string) => Promise<void>): TopicLoop {
+  private startLoop(group: string, topic: string, maxAttempts: number, handler: (message: BusMessage, topic: string) => Promise<void>, handleMany?: ManyHandler): TopicLoop {
     const idle = new Pause();
     const backoff = new Pause();
     const { retry, batchSize } = this.settings;
@@ -191,6 +191,19 @@ export class EmbeddedEventBus implements EventBus {
       }
     };
 
+    /** the page's messages not yet processed, given to handleMany at once; false when it failed (nothing counts as handled) */
+    const handledTogether = async (rows: MessageRow[]): Promise<boolean> => {
+      const ids = new Set<string>();
+      const fresh = rows.filter((row) => !ids.has(row.id) && ids.add(row.id) && this.statements.processed.get(group, row.id) === undefined);
+      if (fresh.length === 0) return true;
+      try {
+        await handleMany!(fresh.map(toMessage), topic);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
     // progress is committed once per page (one durable write, not one per message); a
     // crash before it redelivers the page's handled messages, which handlers deduplicate
     const run = async () => {
@@ -206,20 +219,23 @@ export class EmbeddedEventBus implements EventBus {
           handled.length = 0;
         };
         try {
-          for (const row of rows) {
-            if (stopped) break;
-            const duplicate = handledIds.has(row.id) || this.statements.processed.get(group, row.id) !== undefined;
-            handledIds.add(row.id);
-            if (!duplicate) {
-              const message = toMessage(row);
-              const outcome = await attempt(message);
-              if (!outcome) break;
-              if (outcome.failed) {
-                commitHandled({ row, message: deadLetter(message, topic, group, outcome) });
-                continue;
+          if (handleMany && rows.length > 0 && (await handledTogether(rows))) handled.push(...rows);
+          else {
+            for (const row of rows) {
+              if (stopped) break;
+              const duplicate = handledIds.has(row.id) || this.statements.processed.get(group, row.id) !== undefined;
+              handledIds.add(row.id);
+              if (!duplicate) {
+                const message = toMessage(row);
+                const outcome = await attempt(message);
+                if (!outcome) break;
+                if (outcome.failed) {
+                  commitHandled({ row, message: deadLetter(message, topic, group, outcome) });
+                  continue;
+                }
               }
+              handled.push(row);
             }
-            handled.push(row);
           }
         } finally {
           commitHandled();

@@ -86,3 +86,55 @@ function progress(dataDir: string): number | undefined {
     reader.close();
   }
 }
+
+describe('embedded bus consumers with a handler for many', () => {
+  const open = (dataDir: string) => EmbeddedEventBus.open(embeddedBusFile(dataDir), { ...defaultEmbeddedBusSettings, pollIntervalMs: 10, retry: { initialDelayMs: 10, maxDelayMs: 40 } });
+  const happened = (id: string) => ({ id, type: 'Happened', key: 'k', data: { id } });
+
+  it('get a page of messages in one call, without the ones the group already processed or a second copy of one', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'packyard-bus-'));
+    const bus = open(dataDir);
+    try {
+      const one: string[] = [];
+      const first = await bus.subscribe({ group: 'g', topics: ['t'] }, async (message) => void one.push(message.id));
+      await bus.publish('t', [happened('a')]);
+      await waitFor('the first message', async () => (one.length === 1 ? true : undefined), { timeoutMs: 5_000 });
+      await first.stop();
+      // published again by a relay after a crash, with new ones and a copy of one of them
+      await bus.publish('t', [happened('a'), happened('b'), happened('c'), happened('b')]);
+      const pages: string[][] = [];
+      await bus.subscribe({ group: 'g', topics: ['t'] }, async (message) => void one.push(message.id), async (messages) => void pages.push(messages.map((message) => message.id)));
+      await waitFor('the page', async () => (pages.length === 1 ? true : undefined), { timeoutMs: 5_000 });
+      expect(pages).toEqual([['b', 'c']]);
+      expect(one).toEqual(['a']);
+    } finally {
+      await bus.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('hand a page the handler for many failed to the handler for one message at a time, and carry on with pages after it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'packyard-bus-'));
+    const bus = open(dataDir);
+    try {
+      const one: string[] = [];
+      const pages: string[][] = [];
+      await bus.publish('t', [happened('a'), happened('b')]);
+      await bus.subscribe(
+        { group: 'g', topics: ['t'] },
+        async (message) => void one.push(message.id),
+        async (messages) => {
+          if (pages.push(messages.map((message) => message.id)) === 1) throw new Error('the store refused the page');
+        },
+      );
+      await waitFor('both messages one by one', async () => (one.length === 2 ? true : undefined), { timeoutMs: 5_000 });
+      await bus.publish('t', [happened('c')]);
+      await waitFor('the next page', async () => (pages.length === 2 ? true : undefined), { timeoutMs: 5_000 });
+      expect(one).toEqual(['a', 'b']);
+      expect(pages).toEqual([['a', 'b'], ['c']]);
+    } finally {
+      await bus.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

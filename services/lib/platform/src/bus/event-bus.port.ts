@@ -27,9 +27,16 @@ export interface EventBus {
    * (messages wait at their offsets meanwhile). Handler errors are retried with backoff; the
    * offset is committed only after success or dead-lettering.
    */
-  subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>): Promise<Consumer>;
+  subscribe(options: ConsumerOptions, handler: (message: BusMessage, topic: string) => Promise<void>, handleMany?: ManyHandler): Promise<Consumer>;
   close(): Promise<void>;
 }
+
+/**
+ * A consumer's handler for a page of messages at once (its writes one transaction instead
+ * of one per message), where the adapter reads pages (the embedded bus; Kafka hands them
+ * over one by one). A page it fails is handled again message by message.
+ */
+export type ManyHandler = (messages: BusMessage[], topic: string) => Promise<void>;
 
 export interface Consumer {
   stop(): Promise<void>;

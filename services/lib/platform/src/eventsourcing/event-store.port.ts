@@ -38,8 +38,21 @@ export interface AppendOptions {
   fence?: Fence;
 }
 
+/** one stream's part of `appendEach` */
+export interface StreamAppend {
+  stream: string;
+  expected: ExpectedVersion;
+  events: NewEvent[];
+}
+
 export interface EventStore {
   append(stream: string, expected: ExpectedVersion, events: NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Appends to several streams together (SQLite: one transaction, so one sync to disk for
+   * all of them), each checked against its own expected version: an append that fails its
+   * check is not made, its result is the ConcurrencyError, and the others are made.
+   */
+  appendEach(appends: readonly StreamAppend[]): Promise<Array<AppendResult | ConcurrencyError>>;
   /** leases kept in the same store, so that appends can be fenced by them */
   readonly leases: LeaseStore;
   readStream(stream: string, fromVersion?: number): Promise<RecordedEvent[]>;

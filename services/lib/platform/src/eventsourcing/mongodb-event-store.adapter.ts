@@ -8,6 +8,7 @@ import {
   type ExpectedVersion,
   type NewEvent,
   type RecordedEvent,
+  type StreamAppend,
 } from './event-store.port';
 import { defaultPollingSettings, Subscriptions, type PollingSettings } from './polling-subscription';
 import { checkExpectedVersion } from './expected-version';
@@ -144,6 +145,20 @@ export class MongoEventStore implements EventStore {
     } finally {
       await session.endSession();
     }
+  }
+
+  /** one transaction per append, one after another (a transaction across streams buys nothing here: each is its own sync) */
+  async appendEach(appends: readonly StreamAppend[]): Promise<Array<AppendResult | ConcurrencyError>> {
+    const results: Array<AppendResult | ConcurrencyError> = [];
+    for (const { stream, expected, events } of appends) {
+      results.push(
+        await this.append(stream, expected, events).catch((error: unknown) => {
+          if (error instanceof ConcurrencyError) return error;
+          throw error;
+        }),
+      );
+    }
+    return results;
   }
 
   async readStream(stream: string, fromVersion = 1): Promise<RecordedEvent[]> {

@@ -7,7 +7,9 @@ import type {
   ExpectedVersion,
   NewEvent,
   RecordedEvent,
+  StreamAppend,
 } from './event-store.port';
+import { ConcurrencyError } from './event-store.port';
 import { checkExpectedVersion } from './expected-version';
 import { checkFence, decideLease, LeaseBusyError, leaseDecider, type Lease, type LeaseCommand, type LeaseState, type LeaseStore } from './lease.decider';
 import { defaultPollingSettings, Subscriptions, type PollingSettings } from './polling-subscription';
@@ -50,6 +52,7 @@ export class SqliteEventStore implements EventStore {
   private readonly stopWatching: () => void;
   private readonly statements;
   private readonly appendBatch;
+  private readonly appendEachBatch;
 
   constructor(
     private readonly db: Database.Database,
@@ -138,6 +141,17 @@ export class SqliteEventStore implements EventStore {
         lastPosition: lastPosition || (this.statements.lastPosition.get()?.position ?? 0),
       };
     });
+    // each append a savepoint inside the one transaction: a failed check undoes that append alone
+    this.appendEachBatch = db.transaction((appends: readonly StreamAppend[]) =>
+      appends.map(({ stream, expected, events }): AppendResult | ConcurrencyError => {
+        try {
+          return this.appendBatch(stream, expected, events, {});
+        } catch (error) {
+          if (error instanceof ConcurrencyError) return error;
+          throw error;
+        }
+      }),
+    );
   }
 
   static open(file: string, polling?: PollingSettings): SqliteEventStore {
@@ -148,6 +162,12 @@ export class SqliteEventStore implements EventStore {
     const result = this.appendBatch.immediate(stream, expected, events, options);
     if (events.length > 0) this.subscriptions.notify();
     return result;
+  }
+
+  async appendEach(appends: readonly StreamAppend[]): Promise<Array<AppendResult | ConcurrencyError>> {
+    const results = this.appendEachBatch.immediate(appends);
+    if (appends.some((append, index) => append.events.length > 0 && !(results[index] instanceof ConcurrencyError))) this.subscriptions.notify();
+    return results;
   }
 
   async readStream(stream: string, fromVersion = 1): Promise<RecordedEvent[]> {

@@ -5,6 +5,7 @@ import { topicOf } from '../bus/event-bus.port';
 import { runOutboxRelay } from '../bus/outbox-relay';
 import { createEventStore, type StoreOptions } from '../eventsourcing/event-store.factory';
 import type { EventStore, RecordedEvent } from '../eventsourcing/event-store.port';
+import { recordInbox, recordInboxEach } from '../eventsourcing/inbox';
 import { rebuildProjection, runProjection, type Projection, type RunningProjection } from '../readmodels/projection-runner';
 import { createReadModelStore } from '../readmodels/read-model-store.factory';
 import type { ReadModelStore } from '../readmodels/read-model.port';
@@ -64,6 +65,29 @@ export interface Reaction {
   /** the contexts whose events it follows, e.g. `['workspace']` */
   contexts: string[];
   handle(message: BusMessage): Promise<void>;
+  /** a page of messages at once, where the bus reads pages (see ManyHandler) */
+  handleMany?(messages: BusMessage[]): Promise<void>;
+}
+
+/**
+ * Records the `types` of `context`'s events in the module's inbox (see recordInbox): a
+ * page of them in one append on the embedded bus, so a burst (the edge's traffic, one
+ * event per repository served each second) costs a sync to disk per page, not per event.
+ */
+export function inboxReaction(events: EventStore, context: string, types: ReadonlySet<string>, contexts = [context]): Reaction {
+  return {
+    contexts,
+    async handle(message) {
+      if (types.has(message.type)) await recordInbox(events, context, message);
+    },
+    async handleMany(messages) {
+      await recordInboxEach(
+        events,
+        context,
+        messages.filter((message) => types.has(message.type)),
+      );
+    },
+  };
 }
 
 export interface EventSourcing extends ModuleStores {
@@ -117,7 +141,11 @@ export async function startEventSourcing(options: {
   consumers.push(
     ...(await Promise.all(
       (options.reactions ?? []).map((reaction, index) =>
-        bus.subscribe({ group: `${options.consumerGroup ?? module}-${index}`, topics: reaction.contexts.map(topicOf) }, (message) => reaction.handle(message)),
+        bus.subscribe(
+          { group: `${options.consumerGroup ?? module}-${index}`, topics: reaction.contexts.map(topicOf) },
+          (message) => reaction.handle(message),
+          reaction.handleMany && ((messages) => reaction.handleMany!(messages)),
+        ),
       ),
     )),
   );

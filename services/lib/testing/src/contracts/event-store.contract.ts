@@ -86,6 +86,22 @@ export function eventStoreContract(adapter: string, setup: () => Promise<EventSt
       expect(await store.readStream('package-1')).toHaveLength(2);
     });
 
+    it('appends to several streams together, leaving out only an append whose expected version does not hold', async () => {
+      const { store } = await openStore();
+      await store.append('inbox-2', 'NO_STREAM', [event('Seen')]);
+      const results = await store.appendEach([
+        { stream: 'inbox-1', expected: 'NO_STREAM', events: [event('First')] },
+        { stream: 'inbox-2', expected: 'NO_STREAM', events: [event('Again')] },
+        { stream: 'traffic-1', expected: 'ANY', events: [event('Served'), event('Served')] },
+      ]);
+      expect(results[0]).toMatchObject({ nextExpectedVersion: 1 });
+      expect(results[1]).toBeInstanceOf(ConcurrencyError);
+      expect(results[2]).toMatchObject({ nextExpectedVersion: 2 });
+      expect((await store.readStream('inbox-2')).map((e) => e.type)).toEqual(['Seen']);
+      expect((await store.readAll(0)).map((e) => `${e.stream}@${e.version} ${e.type}`)).toEqual(['inbox-2@1 Seen', 'inbox-1@1 First', 'traffic-1@1 Served', 'traffic-1@2 Served']);
+      expect(await store.lastPosition()).toBe(4);
+    });
+
     it('reads all streams in position order from a position, in pages', async () => {
       const { store } = await openStore();
       await store.append('a-1', 'NO_STREAM', [event('A1')]);
