@@ -1,18 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import { BinaryReader } from '@bufbuild/protobuf/wire';
-import { RecentlyUsed } from '@packyard/platform';
+import { RecentlyUsed, type BlobStore } from '@packyard/platform';
 import { IndexFile, PublicationManifestRef, type PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
 
-export interface BlobReader {
-  get(key: string): Promise<Readable>;
-}
-
-export async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+export type BlobReader = Pick<BlobStore, 'getBytes'>;
 
 /** manifests kept after their first read: a repository's rebuild reads every distribution's again */
 const CACHED_MANIFESTS = 1024;
@@ -94,7 +85,7 @@ export class PublicationManifests {
   }
 
   private async verified(ref: PublicationManifestRef): Promise<Buffer> {
-    const bytes = await readAll(await this.blobs.get(ref.blobKey));
+    const bytes = await this.blobs.getBytes(ref.blobKey);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     if (sha256 !== ref.sha256 || bytes.length !== ref.size) {
       throw new Error(`publication manifest ${ref.blobKey} is not the one published (sha256 ${sha256}, ${bytes.length} bytes; expected ${ref.sha256}, ${ref.size} bytes)`);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PublicationManifest, type IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { decodeManifest, PublicationManifests } from './publication-manifests';
 
 const file = (path: string, sha256: string, pkg = true): IndexFile => ({ path, blobKey: `pool/sha256/${sha256}`, size: 100, sha256, contentType: '', package: pkg });
@@ -33,7 +32,7 @@ describe('decodeManifest', () => {
 describe('PublicationManifests', () => {
   const blobs = new Map<string, Buffer>();
   const reads: string[] = [];
-  const reader = { get: async (key: string) => (reads.push(key), Readable.from([blobs.get(key)!])) };
+  const reader = { getBytes: async (key: string) => (reads.push(key), blobs.get(key)!) };
   const stored = (key: string, bytes: Uint8Array) => {
     blobs.set(key, Buffer.from(bytes));
     return { blobKey: key, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };

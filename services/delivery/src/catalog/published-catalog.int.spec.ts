@@ -18,7 +18,7 @@ describe('the published catalogue', () => {
   let readModels: ReadModelStore;
   let position = 0;
   const blobReads: string[] = [];
-  const reader = { get: (key: string) => (blobReads.push(key), blobs.get(key)) };
+  const reader = { getBytes: (key: string) => (blobReads.push(key), blobs.getBytes(key)) };
 
   const project = async (catalog: PublishedCatalog | undefined, type: string, data: unknown) => {
     position += 1;

@@ -363,7 +363,7 @@ describe.each([{ transport: 'node:http', ownReader: false }, { transport: "the e
     let open: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (open = resolve));
     // the manifest read waits for the gate: the repository is loading until it opens
-    const gated = { get: async (key: string) => (await gate, blobs.get(key)) };
+    const gated = { getBytes: async (key: string) => (await gate, blobs.getBytes(key)) };
     const asked: string[] = [];
     const verdicts = new VerdictCache(async (token) => (asked.push(token), { valid: true, kind: 'repo_token', tokenId: 't9', ownerId: 'u1', scopes: [], repositoryId: 'r1' }), { ttlMs: 60_000, negativeTtlMs: 1000, maxEntries: 10 });
     const edge = deliveryEdge({

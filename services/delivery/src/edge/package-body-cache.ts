@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ByteRange } from '@packyard/platform/blobs/index';
-import { readAll } from '../catalog/publication-manifests';
+import { readAll, type ByteRange } from '@packyard/platform/blobs/index';
 
 /** a block's entry: NUL is in no blob key (blob-key.ts), so it never names a whole file */
 const blockEntryKey = (key: string, index: number) => `${key}\u0000${index}`;

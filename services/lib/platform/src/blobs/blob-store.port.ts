@@ -52,6 +52,13 @@ export interface BlobStore {
   putContentAddressed(prefix: string, body: Readable, options?: PutOptions): Promise<BlobInfo>;
   /** throws `BlobNotFoundError`; a range starting at or past the end throws `RangeError`; the stream may be a `RecyclingStream` */
   get(key: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * A small blob's bytes whole (a publication manifest, read at a repository's first
+   * request): the filesystem store reads it in one blocking call, without a stream's round
+   * trips through the thread pool (open, stat, read) that each wait their turn on a busy
+   * process; a big blob belongs in `get`. Throws `BlobNotFoundError`.
+   */
+  getBytes(key: string): Promise<Buffer>;
   head(key: string): Promise<{ size: number; sha256?: string } | undefined>;
   /**
    * Moves the blob at `source` to `target` (replacing what is there) and resolves once it
@@ -98,4 +105,11 @@ export class InvalidBlobKeyError extends Error {
     super(`Invalid blob key ${JSON.stringify(key)}`);
     this.name = 'InvalidBlobKeyError';
   }
+}
+
+/** every byte of a stream (of a blob small enough to hold) */
+export async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }

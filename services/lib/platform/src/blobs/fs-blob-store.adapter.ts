@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -150,6 +150,14 @@ export class FsBlobStore implements BlobStore {
     } catch (error) {
       await handle.close();
       throw error;
+    }
+  }
+
+  async getBytes(key: string): Promise<Buffer> {
+    try {
+      return readFileSync(this.pathOf(key));
+    } catch (error) {
+      throw isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR' ? new BlobNotFoundError(key) : error;
     }
   }
 

@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 // the client is loaded when a store connects or copies: a program on the filesystem store never loads it (about 170 ms at each start here)
 import type { Client } from 'minio';
 import { assertValidKey, contentAddressedKey, resolveRange, TEMPORARY_PREFIX } from './blob-key';
-import { BlobNotFoundError, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.port';
+import { BlobNotFoundError, readAll, type BlobInfo, type BlobStore, type ByteRange, type PutOptions } from './blob-store.port';
 import { HashingLimiter } from './hashing-limiter';
 
 export interface S3BlobStoreOptions {
@@ -130,6 +130,10 @@ export class S3BlobStore implements BlobStore {
 
   async putContentAddressed(prefix: string, body: Readable, options: PutOptions = {}): Promise<BlobInfo> {
     return this.upload(body, options, (sha256) => contentAddressedKey(prefix, sha256));
+  }
+
+  async getBytes(key: string): Promise<Buffer> {
+    return readAll(await this.get(key));
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {

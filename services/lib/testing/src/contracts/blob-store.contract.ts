@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BlobNotFoundError, BlobTooLargeError, InvalidBlobKeyError, type BlobStore } from '@packyard/platform/blobs/blob-store.port';
+import { BlobNotFoundError, BlobTooLargeError, InvalidBlobKeyError, readAll, type BlobStore } from '@packyard/platform/blobs/blob-store.port';
 
 export interface BlobStoreFixture {
   open(): Promise<BlobStore>;
@@ -22,11 +22,6 @@ const bodyOf = (bytes: Buffer, chunk = 64 * 1024) =>
   Readable.from((function* () {
     for (let offset = 0; offset < bytes.length; offset += chunk) yield bytes.subarray(offset, offset + chunk);
   })());
-const readAll = async (stream: Readable) => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-};
 const keysOf = async (store: BlobStore, prefix: string, options?: { modifiedBefore?: Date }) => {
   const keys: string[] = [];
   for await (const key of store.list(prefix, options)) keys.push(key);
@@ -57,6 +52,15 @@ export function blobStoreContract(adapter: string, setup: () => Promise<BlobStor
       expect(info).toEqual({ key: 'staging/upload-1', size: bytes.length, sha256: sha256(bytes) });
       expect(await store.head('staging/upload-1')).toEqual({ size: bytes.length, sha256: sha256(bytes) });
       expect((await readAll(await store.get('staging/upload-1'))).equals(bytes)).toBe(true);
+    });
+
+    it('gives a blob back whole with getBytes, content-addressed or not', async () => {
+      const store = await openStore();
+      const bytes = randomBytes(40_000);
+      await store.put('manifests/plain', bodyOf(bytes, 4096));
+      const addressed = await store.putContentAddressed('manifests', bodyOf(bytes, 4096));
+      expect((await store.getBytes('manifests/plain')).equals(bytes)).toBe(true);
+      expect((await store.getBytes(addressed.key)).equals(bytes)).toBe(true);
     });
 
     it('replaces the blob at a key on a second put', async () => {
@@ -120,6 +124,7 @@ export function blobStoreContract(adapter: string, setup: () => Promise<BlobStor
       const store = await openStore();
       await expect(store.get('files/missing')).rejects.toBeInstanceOf(BlobNotFoundError);
       await expect(store.get('files/missing', { start: 0, end: 1 })).rejects.toBeInstanceOf(BlobNotFoundError);
+      await expect(store.getBytes('files/missing')).rejects.toBeInstanceOf(BlobNotFoundError);
       expect(await store.head('files/missing')).toBeUndefined();
       await store.delete('files/missing');
       await store.put('files/present', bodyOf(Buffer.from('x')));
@@ -128,6 +133,7 @@ export function blobStoreContract(adapter: string, setup: () => Promise<BlobStor
       await store.put('files/nested/blob', bodyOf(Buffer.from('x')));
       expect(await store.head('files/nested')).toBeUndefined();
       await expect(store.get('files/nested')).rejects.toBeInstanceOf(BlobNotFoundError);
+      await expect(store.getBytes('files/nested')).rejects.toBeInstanceOf(BlobNotFoundError);
       await store.delete('files/nested');
       expect(await store.head('files/nested/blob')).toEqual({ size: 1, sha256: createHash('sha256').update('x').digest('hex') });
     });
