@@ -6,14 +6,12 @@
 // paths resolved from import.meta.url (the console, the install-script templates) still hold.
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, 'dist');
-mkdirSync(dist, { recursive: true });
 
-const started = performance.now();
 const options = {
   bundle: true,
   platform: 'node',
@@ -30,15 +28,19 @@ const options = {
     },
   ],
 };
-await Promise.all([
-  build({ ...options, entryPoints: [join(here, 'src', 'main.ts')], outfile: join(dist, 'main.mjs') }),
-  // what an edge worker runs (main.ts has delivery fork them from it): the edge's code and its dependencies only
-  build({
-    ...options,
-    stdin: { contents: "import { edgeWorkerMain } from './edge-worker.ts';\nedgeWorkerMain();\n", resolveDir: join(here, 'src'), sourcefile: 'edge-worker-bundle.ts', loader: 'ts' },
-    outfile: join(dist, 'edge-worker.mjs'),
-  }),
-]);
-const scripts = join(here, '..', 'delivery', 'src', 'install-scripts');
-for (const file of readdirSync(scripts).filter((f) => f.endsWith('.sh'))) copyFileSync(join(scripts, file), join(dist, file));
-console.log(`bundled services/server/dist/main.mjs and edge-worker.mjs in ${Math.round(performance.now() - started)} ms`);
+
+/** what an edge worker runs (main.ts has delivery fork them from it): the edge's code and its dependencies only */
+export const edgeWorkerBundle = {
+  ...options,
+  stdin: { contents: "import { edgeWorkerMain } from './edge-worker.ts';\nedgeWorkerMain();\n", resolveDir: join(here, 'src'), sourcefile: 'edge-worker-bundle.ts', loader: 'ts' },
+  outfile: join(dist, 'edge-worker.mjs'),
+};
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const started = performance.now();
+  mkdirSync(dist, { recursive: true });
+  await Promise.all([build({ ...options, entryPoints: [join(here, 'src', 'main.ts')], outfile: join(dist, 'main.mjs') }), build(edgeWorkerBundle)]);
+  const scripts = join(here, '..', 'delivery', 'src', 'install-scripts');
+  for (const file of readdirSync(scripts).filter((f) => f.endsWith('.sh'))) copyFileSync(join(scripts, file), join(dist, file));
+  console.log(`bundled services/server/dist/main.mjs and edge-worker.mjs in ${Math.round(performance.now() - started)} ms`);
+}

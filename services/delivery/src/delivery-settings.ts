@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { boolean, defineSettings, integer, PUBLIC_URL_SETTING, text } from '@packyard/platform';
+import { boolean, defineSettings, integer, PUBLIC_URL_SETTING, text } from '@packyard/platform/runtime/config';
 
 export const DELIVERY_SETTINGS = defineSettings({
   publicUrl: PUBLIC_URL_SETTING,

@@ -1,6 +1,9 @@
-import { formatDistribution } from '@packyard/formats';
+import { formatDistribution } from '@packyard/formats/distributions';
 import { IndexPublished, PackageDeleted, PackageUploaded } from '@packyard/formats/recorded-distributions';
-import { decodeEvent, isInboxEvent, type Projection, type RecordedEvent } from '@packyard/platform';
+import { decodeEvent } from '@packyard/platform/eventsourcing/decode-event';
+import type { RecordedEvent } from '@packyard/platform/eventsourcing/event-store.port';
+import { isInboxEvent } from '@packyard/platform/eventsourcing/inbox';
+import type { Projection } from '@packyard/platform/readmodels/projection-runner';
 import { RepositoryCreated, RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import { PublicKeysChanged } from '@packyard/proto/packyard/signing/v1/events';
 import type { PublicationRecord, RepositoryRecord } from './served-file';

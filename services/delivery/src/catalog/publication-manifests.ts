@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BinaryReader } from '@bufbuild/protobuf/wire';
-import { RecentlyUsed, type BlobStore } from '@packyard/platform';
+import type { BlobStore } from '@packyard/platform/blobs/blob-store.port';
+import { RecentlyUsed } from '@packyard/platform/runtime/recently-used';
 import { IndexFile, PublicationManifestRef, type PublicationManifest } from '@packyard/proto/packyard/repository/v1/events';
 
 export type BlobReader = Pick<BlobStore, 'getBytes'>;

@@ -1,5 +1,5 @@
 import type { ReadModelStore } from '@packyard/platform';
-import { uploadDistributions } from '@packyard/formats';
+import { uploadDistributions } from '@packyard/formats/distributions';
 import { PUBLICATIONS, REPOSITORIES } from './delivery.projection';
 import { PublicationManifests, type BlobReader } from './publication-manifests';
 import { readableGenerations, repositoryPath, stockedDistributions, type PublicationRecord, type RepositoryRecord, type StockedDistribution } from './served-file';

@@ -3,27 +3,16 @@ import type { SendHandle } from 'node:child_process';
 import { Socket, type AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import {
-  acceptThroughCopies,
-  createGrpcClients,
-  createLogger,
-  createReadModelStore,
-  edgeFirst,
-  GRPC_CLIENT_SETTINGS,
-  HTTP_SERVER_SETTINGS,
-  INTERNAL_AUTH_SETTINGS,
-  loadCallerAssertions,
-  loadConfig,
-  publicServerOptions,
-  readSettings,
-  replyThrough,
-  storeOptionsFor,
-  type AcceptCopies,
-  type Logger,
-  type SettingsDeclaration,
-  type Setting,
-  type ValuesOf,
-} from '@packyard/platform';
+// by their files, not the platform's index: a worker loads the edge's code only (see runEdgeWorkersFrom)
+import { createGrpcClients } from '@packyard/platform/grpc/grpc-clients';
+import { acceptThroughCopies, type AcceptCopies } from '@packyard/platform/http/accept-copies';
+import { edgeFirst, replyThrough } from '@packyard/platform/http/edge-http1';
+import { publicServerOptions } from '@packyard/platform/http/public-server-options';
+import { createReadModelStore } from '@packyard/platform/readmodels/read-model-store.factory';
+import { loadConfig, readSettings, type Setting, type SettingsDeclaration, type ValuesOf } from '@packyard/platform/runtime/config';
+import { storeOptionsFor } from '@packyard/platform/runtime/event-sourcing.module';
+import { GRPC_CLIENT_SETTINGS, HTTP_SERVER_SETTINGS, INTERNAL_AUTH_SETTINGS, loadCallerAssertions } from '@packyard/platform/runtime/infrastructure-settings';
+import { createLogger, type Logger } from '@packyard/platform/runtime/logger';
 import { BLOB_STORE_SETTINGS, openBlobStore } from '@packyard/platform/runtime/blob-store.module';
 import { DELIVERY_SETTINGS } from '../delivery-settings';
 import { assembleEdge } from '../edge/edge-assembly';

@@ -13,7 +13,7 @@ export interface PublicKeyFiles {
   keyring: ServedFile;
 }
 
-import { ARMORED_KEY_FILE, KEYRING_FILE, publicKeyFiles } from '@packyard/formats';
+import { ARMORED_KEY_FILE, KEYRING_FILE, publicKeyFiles } from '@packyard/formats/repository-keys';
 
 export { ARMORED_KEY_FILE, KEYRING_FILE };
 

@@ -12,6 +12,7 @@ import { PackyardError } from '../errors/errors';
 import { acceptThroughCopies, type AcceptCopies } from './accept-copies';
 import { edgeFirst, replyThrough, type EdgeConnections, type EdgeHandler } from './edge-http1';
 import { lazySchemaCompilers } from './lazy-schema-compilers';
+import { publicServerOptions, type HttpTimeouts } from './public-server-options';
 
 export type ReadinessCheck = () => Promise<{ ok: boolean; detail?: string }>;
 
@@ -36,33 +37,12 @@ export interface HttpServer {
   port(): number;
 }
 
-/** the node:http server settings of the public port, for whichever process serves it */
-export const publicServerOptions = (timeouts: HttpTimeouts) => ({
-  keepAliveTimeout: 65_000,
-  headersTimeout: timeouts.headersMs,
-  // node's own limit is the longest a body may take; the hook below applies the short one
-  requestTimeout: timeouts.longBodyMs,
-  // how often node checks the two above (default 30 s: a limit of 10 s would mean 10–40 s)
-  connectionsCheckingInterval: 1000,
-});
-
 /**
  * Whom X-Forwarded-* are taken from: everyone with TRUST_PROXY, else only a peer on the
  * private unix socket (an edge worker forwarding a request, which has no address), so
  * the client address an edge worker passes on is the one rate limits see.
  */
 const trustedProxy = (trustAll: boolean) => (trustAll ? true : (address: string | undefined, hop: number) => hop === 0 && !address);
-
-/** How long a client may take; a slow link gets through as long as it keeps moving. */
-export interface HttpTimeouts {
-  headersMs: number;
-  /** the whole request, body included, on every route but those with `config.longBody` */
-  requestMs: number;
-  /** nothing received or sent for this long closes the connection */
-  idleMs: number;
-  /** the whole request on a route with `config.longBody` (uploads) */
-  longBodyMs: number;
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BLOB_STORE_SETTINGS } from './blob-store.module';
 import { loadConfig, readSettings, settingsMarkdownTable } from './config';
 import { BUS_SETTINGS } from './event-sourcing.module';
-import { HTTP_SERVER_SETTINGS } from './infrastructure';
+import { HTTP_SERVER_SETTINGS } from './infrastructure-settings';
 
 describe('configuration from the environment', () => {
   it('defaults to single-node mode on port 8080 with data under ./data', () => {
