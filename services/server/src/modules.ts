@@ -20,9 +20,10 @@ export const SERVICE_MODULES: ModuleDefinition<unknown>[] = [
   deliveryModule,
 ];
 
-export const allModule = groupModule('all', 'every module in one process (single-node mode)', SERVICE_MODULES);
+/** delivery starts first: it forks the edge workers, which load their code while the other modules initialise */
+export const allModule = groupModule('all', 'every module in one process (single-node mode)', [deliveryModule, ...SERVICE_MODULES.filter((module) => module !== deliveryModule)]);
 
 export const TARGETS: ModuleDefinition<unknown>[] = [allModule, ...SERVICE_MODULES];
 
-/** every module, infrastructure included: the settings `--help` and the README list */
-export const ALL_MODULES: ModuleDefinition<unknown>[] = resolveStartOrder(TARGETS);
+/** every module, infrastructure included, in the order of the list above: the settings `--help` and the README list */
+export const ALL_MODULES: ModuleDefinition<unknown>[] = resolveStartOrder(SERVICE_MODULES);
