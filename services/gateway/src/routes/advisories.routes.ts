@@ -1,4 +1,5 @@
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { DISTRIBUTION_PATTERN, formatDistribution, parseDistribution } from '@packyard/formats';
 import { AdvisoryServiceDefinition, type Advisory, type AdvisoryPackage } from '@packyard/proto/packyard/repository/v1/advisories';

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PackyardError } from '@packyard/platform';
 import { IdentityServiceDefinition, type Session } from '@packyard/proto/packyard/identity/v1/identity';

@@ -1,4 +1,5 @@
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import type { GatewayOptions } from '../app';

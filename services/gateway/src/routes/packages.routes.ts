@@ -1,4 +1,5 @@
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { PackyardError, waitUntilServed, type Caller } from '@packyard/platform';
 import { ArtifactServiceDefinition, type DownloadSeries, type Package } from '@packyard/proto/packyard/artifact/v1/artifact';

@@ -1,4 +1,5 @@
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { RepositoryServiceDefinition, type DeletedRepository, type Repository } from '@packyard/proto/packyard/repository/v1/repository';
 import type { GatewayOptions } from '../app';

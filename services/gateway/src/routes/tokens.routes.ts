@@ -1,4 +1,5 @@
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { TokenServiceDefinition, type AccessToken, type RepoToken } from '@packyard/proto/packyard/token/v1/token';
 import type { GatewayOptions } from '../app';

@@ -1,4 +1,5 @@
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { WebhookServiceDefinition, type Webhook, type WebhookDelivery } from '@packyard/proto/packyard/workspace/v1/webhooks';
 import type { GatewayOptions } from '../app';
