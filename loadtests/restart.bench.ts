@@ -13,16 +13,17 @@
  * start, no failed fetch.
  * Run: npm run build && npx tsx loadtests/restart.bench.ts   (smaller: BENCH_REPOSITORIES=100
  * BENCH_REPOSITORY_PACKAGES=20). With BENCH_DATA_DIR the data directory is kept, and a later
- * run on the same directory skips the seeding (the loop's fetches are kept beside the data).
+ * run on the same directory skips the seeding (the loop's fetches and who seeded it are kept
+ * beside the data); one with a larger BENCH_REPOSITORY_PACKAGES uploads the packages missing.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, startPackyard, type RunningPackyard } from '@packyard/testing';
-import { registerUser } from '@packyard/testing/api-session';
+import { registerUser, signIn, type ApiSession } from '@packyard/testing/api-session';
 import { startFetchLoop, type FetchProbe } from '@packyard/testing/clients/fetch-loop';
-import { makeServedRepository } from '@packyard/testing/clients/served-repository';
+import { makeServedRepository, uploadPackages } from '@packyard/testing/clients/served-repository';
 import { buildCorpus } from '@packyard/testing/packages/corpus.builder';
 
 const REPOSITORIES = Number(process.env.BENCH_REPOSITORIES ?? 1_000);
@@ -30,6 +31,7 @@ const PACKAGES = Number(process.env.BENCH_REPOSITORY_PACKAGES ?? 200);
 const FETCHERS = Number(process.env.BENCH_FETCHERS ?? 8);
 // repositories seeded at once: their key generations run side by side (the signing module bounds them)
 const SEED_CONCURRENCY = 4;
+const UPLOADS_PER_REPOSITORY = 4;
 const BUNDLE = resolve(import.meta.dirname, '../services/server/dist/main.mjs');
 const cacheDir = process.env.BENCH_CACHE ?? join(tmpdir(), 'packyard-bench-corpus');
 
@@ -52,14 +54,23 @@ function parentOf(pid: string): string | undefined {
   }
 }
 
+/** what a kept directory holds, beside it: whose, where, and how many packages per repository */
+interface Seeded {
+  email: string;
+  workspaceId: string;
+  packages: number;
+}
+
+/** an account token's session: seeding outlasts the ID token a sign-in gives */
+const lastingSession = async (user: ApiSession) => user.as((await user.call<{ token: string }>('POST', '/user/tokens', { name: 'restart bench', scopes: ['read', 'publish', 'admin'] })).body.token);
+
 /** REPOSITORIES repositories made through the API; what the loop fetches from them */
-async function seed(packyard: RunningPackyard): Promise<FetchProbe[]> {
+async function seed(packyard: RunningPackyard): Promise<{ probes: FetchProbe[]; seeded: Seeded }> {
   const probes: FetchProbe[] = [];
   const rpmCount = Math.floor(REPOSITORIES / 4);
   const [debs, rpms] = await Promise.all([buildCorpus('deb', PACKAGES, cacheDir), rpmCount ? buildCorpus('rpm', PACKAGES, cacheDir) : []]);
   const user = await registerUser(packyard);
-  // an account token: the seeding outlasts the ID token a sign-in gives
-  const session = user.as((await user.call<{ token: string }>('POST', '/user/tokens', { name: 'restart bench', scopes: ['read', 'publish', 'admin'] })).body.token);
+  const session = await lastingSession(user);
   const slug = `restart-${Date.now().toString(36)}`;
   const workspaceId = (await session.call<{ id: string }>('POST', '/workspaces', { name: slug, slug, description: '' })).body.id;
 
@@ -76,7 +87,29 @@ async function seed(packyard: RunningPackyard): Promise<FetchProbe[]> {
   };
   await Promise.all(Array.from({ length: SEED_CONCURRENCY }, seeder));
   console.log(`${REPOSITORIES} repositories (${rpmCount} RPM) × ${PACKAGES} packages seeded through the API in ${seconds(performance.now() - seedingStarted)}`);
-  return probes;
+  return { probes, seeded: { email: user.email, workspaceId, packages: PACKAGES } };
+}
+
+/** the kept repositories grown to PACKAGES packages each, through the API: the next packages of the corpus uploaded to each */
+async function grow(packyard: RunningPackyard, seeded: Seeded): Promise<Seeded> {
+  const [debs, rpms] = await Promise.all([buildCorpus('deb', PACKAGES, cacheDir), buildCorpus('rpm', PACKAGES, cacheDir)]);
+  const session = await lastingSession(await signIn(packyard, seeded.email));
+  const repositories = (await session.call<{ id: string; kind: 'DEB' | 'RPM' }[]>('GET', `/workspaces/${seeded.workspaceId}/repos`)).body;
+  const started = performance.now();
+  let next = 0;
+  let grown = 0;
+  const grower = async () => {
+    for (let index = next++; index < repositories.length; index = next++) {
+      const { id, kind } = repositories[index];
+      const files = (kind === 'RPM' ? rpms : debs).slice(seeded.packages);
+      // several uploads at once per repository: its publisher builds one generation for the packages that arrived meanwhile
+      await Promise.all(Array.from({ length: UPLOADS_PER_REPOSITORY }, (_, lane) => uploadPackages(packyard, session, { workspaceId: seeded.workspaceId, repositoryId: id, kind, files: files.filter((_, at) => at % UPLOADS_PER_REPOSITORY === lane) })));
+      if (++grown % Math.max(1, Math.round(repositories.length / 20)) === 0) console.log(`grew ${grown} of ${repositories.length} repositories in ${seconds(performance.now() - started)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: SEED_CONCURRENCY }, grower));
+  console.log(`${repositories.length} repositories grown from ${seeded.packages} to ${PACKAGES} packages through the API in ${seconds(performance.now() - started)}`);
+  return { ...seeded, packages: PACKAGES };
 }
 
 /** the seeded repository a URL is below */
@@ -106,14 +139,23 @@ async function main() {
   if (keptDir) await mkdir(keptDir, { recursive: true });
   // beside the data, not in it: the program owns its directory
   const seededProbes = `${dataDir}.probes.json`;
+  const seededRecord = `${dataDir}.seed.json`;
   const port = await freePort();
   const start = () => startPackyard({ bin: BUNDLE, dataDir, env: { PORT: String(port) }, timeoutMs: 300_000, edgeWorkers: 'program default', cpuProfileDir: process.env.BENCH_PROFILE_DIR });
   let packyard: RunningPackyard = await start();
   try {
     // a kept directory's fetches, at this run's port
     const kept = keptDir && existsSync(seededProbes) && (JSON.parse(await readFile(seededProbes, 'utf8')) as FetchProbe[]).map((probe) => ({ ...probe, url: new URL(new URL(probe.url).pathname, packyard.url).href }));
-    const probes = kept || (await seed(packyard));
-    if (keptDir && !kept) await writeFile(seededProbes, JSON.stringify(probes));
+    let probes: FetchProbe[];
+    if (kept) {
+      probes = kept;
+      const seeded = existsSync(seededRecord) ? (JSON.parse(await readFile(seededRecord, 'utf8')) as Seeded) : undefined;
+      if (seeded && seeded.packages < PACKAGES) await writeFile(seededRecord, JSON.stringify(await grow(packyard, seeded)));
+    } else {
+      const made = await seed(packyard);
+      probes = made.probes;
+      if (keptDir) await Promise.all([writeFile(seededProbes, JSON.stringify(probes)), writeFile(seededRecord, JSON.stringify(made.seeded))]);
+    }
     console.log(`${probes.length} fetches in the loop, ${FETCHERS} at a time, across the repositories`);
     const loop = startFetchLoop(acrossRepositories(probes), FETCHERS);
     try {

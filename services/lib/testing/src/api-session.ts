@@ -36,14 +36,26 @@ export function apiSession(packyard: Pick<RunningPackyard, 'url'>, bearer: strin
   };
 }
 
+/** the password of every user registerUser makes */
+const PASSWORD = 'correct horse battery';
+
 /** Registers a fresh user (`POST /api/v1/auth/register`) and returns a session with its ID token. */
-export async function registerUser(packyard: Pick<RunningPackyard, 'url'>, email = `user-${randomUUID()}@example.com`): Promise<ApiSession> {
-  const response = await fetch(`${packyard.url}/api/v1/auth/register`, {
+export function registerUser(packyard: Pick<RunningPackyard, 'url'>, email = `user-${randomUUID()}@example.com`): Promise<ApiSession> {
+  return sessionFrom(packyard, 'register', email);
+}
+
+/** Signs in again (`POST /api/v1/auth/login`) as a user registerUser made. */
+export function signIn(packyard: Pick<RunningPackyard, 'url'>, email: string): Promise<ApiSession> {
+  return sessionFrom(packyard, 'login', email);
+}
+
+async function sessionFrom(packyard: Pick<RunningPackyard, 'url'>, action: 'register' | 'login', email: string): Promise<ApiSession> {
+  const response = await fetch(`${packyard.url}/api/v1/auth/${action}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: 'correct horse battery' }),
+    body: JSON.stringify({ email, password: PASSWORD }),
   });
-  if (response.status !== 201 && response.status !== 200) throw new Error(`register answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 201 && response.status !== 200) throw new Error(`${action} answered ${response.status}: ${await response.text()}`);
   const { idToken } = (await response.json()) as { idToken: string };
   return apiSession(packyard, idToken, email);
 }

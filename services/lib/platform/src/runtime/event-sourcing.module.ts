@@ -81,11 +81,7 @@ export function inboxReaction(events: EventStore, context: string, types: Readon
       if (types.has(message.type)) await recordInbox(events, context, message);
     },
     async handleMany(messages) {
-      await recordInboxEach(
-        events,
-        context,
-        messages.filter((message) => types.has(message.type)),
-      );
+      await recordInboxEach(events, context, messages.filter((message) => types.has(message.type)));
     },
   };
 }

@@ -28,12 +28,17 @@ export async function makeServedRepository(packyard: Pick<RunningPackyard, 'url'
   const url = `${packyard.url}/${kind === 'DEB' ? 'deb' : 'rpm'}/${slug}/${name}`;
   // an .rpm is signed while its upload is claimed: the repository's first key (RSA-4096, seconds of CPU) must exist first
   await waitFor('the repository key', async () => ((await fetch(`${url}/gpg.key`)).status === 200 ? true : undefined), { timeoutMs: 600_000 });
+  await uploadPackages(packyard, session, { workspaceId, repositoryId: repository.body.id, kind, files });
+  return repositoryProbes(url, kind, token, packageName, 600_000);
+}
+
+/** Uploads `files` to a repository in turn, through the API (to debian/bookworm or el/9). */
+export async function uploadPackages(packyard: Pick<RunningPackyard, 'url'>, session: ApiSession, { workspaceId, repositoryId, kind, files }: { workspaceId: string; repositoryId: string; kind: 'DEB' | 'RPM'; files: readonly string[] }): Promise<void> {
   for (const file of files) {
     const form = new FormData();
     form.set('distribution', kind === 'DEB' ? 'debian/bookworm' : 'el/9');
     form.set('file', new Blob([await readFile(file)]), basename(file));
-    const upload = await fetch(`${packyard.url}/api/v1/workspaces/${workspaceId}/repos/${repository.body.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${session.bearer}` }, body: form });
-    if (upload.status !== 201) throw new Error(`uploading ${basename(file)} to ${name} answered ${upload.status}: ${await upload.text()}`);
+    const upload = await fetch(`${packyard.url}/api/v1/workspaces/${workspaceId}/repos/${repositoryId}/upload`, { method: 'POST', headers: { authorization: `Bearer ${session.bearer}` }, body: form });
+    if (upload.status !== 201) throw new Error(`uploading ${basename(file)} to repository ${repositoryId} answered ${upload.status}: ${await upload.text()}`);
   }
-  return repositoryProbes(url, kind, token, packageName, 600_000);
 }
