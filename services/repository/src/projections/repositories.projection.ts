@@ -15,6 +15,8 @@ export interface RepositoryDocument {
   sizeBytes: number;
   createdAt: string;
   updatedAt: string;
+  /** the log position of the last package event counted in packageCount and sizeBytes */
+  totalsAt?: number;
 }
 
 /** a deleted repository in its grace period, kept whole for its restoration */
@@ -25,7 +27,7 @@ export interface DeletedRepositoryDocument extends RepositoryDocument {
   withWorkspace: boolean;
 }
 
-/** one document per stored package, so the counts are recomputed, never incremented (idempotent) */
+/** one document per stored package: what its deletion takes off the totals */
 interface PackageSizeDocument {
   id: string;
   repositoryId: string;
@@ -36,13 +38,28 @@ export const REPOSITORIES = 'repositories';
 export const DELETED_REPOSITORIES = 'deleted_repositories';
 const PACKAGE_SIZES = 'repository_package_sizes';
 
-async function refreshPackageTotals(readModels: ReadModels, repositoryId: string, at: string) {
+/**
+ * Counts a package's upload (its size) or deletion (undefined) in its repository's totals,
+ * with two reads whatever the repository holds. The repository is written first, with the
+ * event's position, and the package's size after it: an event handled again (redelivered,
+ * or after a crash between the two writes) finds its position counted and only writes the size.
+ */
+async function countPackage(readModels: ReadModels, position: number, repositoryId: string, packageId: string, sizeBytes: number | undefined, at: string) {
   const repositories = readModels.collection<RepositoryDocument>(REPOSITORIES);
+  const sizes = readModels.collection<PackageSizeDocument>(PACKAGE_SIZES);
   const repository = await repositories.get(repositoryId);
-  if (!repository) return;
-  const packages = await readModels.collection<PackageSizeDocument>(PACKAGE_SIZES).find({ repositoryId });
-  const sizeBytes = packages.reduce((sum, item) => sum + item.sizeBytes, 0);
-  await repositories.upsert({ ...repository, packageCount: packages.length, sizeBytes, updatedAt: at > repository.updatedAt ? at : repository.updatedAt });
+  const counted = await sizes.get(packageId);
+  if (repository && (repository.totalsAt ?? 0) < position) {
+    await repositories.upsert({
+      ...repository,
+      packageCount: repository.packageCount + (sizeBytes === undefined ? 0 : 1) - (counted ? 1 : 0),
+      sizeBytes: repository.sizeBytes + (sizeBytes ?? 0) - (counted?.sizeBytes ?? 0),
+      totalsAt: position,
+      updatedAt: at > repository.updatedAt ? at : repository.updatedAt,
+    });
+  }
+  if (sizeBytes === undefined) await sizes.delete(packageId);
+  else await sizes.upsert({ id: packageId, repositoryId, sizeBytes });
 }
 
 /**
@@ -104,14 +121,12 @@ export const repositoriesProjection: Projection = {
         if (!(await repositories.get(data.repositoryId))) return;
         // a source package's size counts its .dsc and every file the .dsc lists
         const sizeBytes = (data.sourceFiles ?? []).reduce((sum, file) => sum + file.sizeBytes, data.sizeBytes);
-        await readModels.collection<PackageSizeDocument>(PACKAGE_SIZES).upsert({ id: data.packageId, repositoryId: data.repositoryId, sizeBytes });
-        await refreshPackageTotals(readModels, data.repositoryId, data.uploadedAt);
+        await countPackage(readModels, recorded.position, data.repositoryId, data.packageId, sizeBytes, data.uploadedAt);
         return;
       }
       case 'PackageDeleted': {
         const { data } = event;
-        await readModels.collection(PACKAGE_SIZES).delete(data.packageId);
-        await refreshPackageTotals(readModels, data.repositoryId, data.deletedAt);
+        await countPackage(readModels, recorded.position, data.repositoryId, data.packageId, undefined, data.deletedAt);
         return;
       }
     }

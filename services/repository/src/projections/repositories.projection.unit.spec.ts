@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inboxStream } from '@packyard/platform';
+import { inboxStream, type RecordedEvent } from '@packyard/platform';
+import { project } from '@packyard/platform/readmodels/projection-runner';
+import { SqliteReadModelStore } from '@packyard/platform/readmodels/sqlite-read-model-store.adapter';
 import { projectionSpec } from '@packyard/testing/given-when-then';
 import { DELETED_REPOSITORIES, REPOSITORIES, repositoriesProjection, type DeletedRepositoryDocument, type RepositoryDocument } from './repositories.projection';
 
@@ -64,5 +66,26 @@ describe('repositories projection', () => {
         expect(await readModels.collection(DELETED_REPOSITORIES).find({})).toEqual([]);
         expect(await readModels.collection(REPOSITORIES).find({})).toEqual([]);
       });
+  });
+
+  it.each(['repositories', 'repository_package_sizes'])('counts an upload once when handled again after the process died at its write to %s', async (dyingAt) => {
+    const readModels = SqliteReadModelStore.open(':memory:');
+    const recorded = (event: { type: string; stream: string; data: unknown }, position: number): RecordedEvent => ({ id: `e-${position}`, version: 1, position, recordedAt: new Date(0).toISOString(), ...event });
+    try {
+      await project(repositoriesProjection, recorded(created, 1), readModels);
+      await project(repositoriesProjection, recorded(uploaded('p-1', 100, '2026-01-02T00:00:00Z'), 2), readModels);
+      const second = recorded(uploaded('p-2', 50, '2026-01-03T00:00:00Z'), 3);
+      const dying = Object.create(readModels) as SqliteReadModelStore;
+      dying.at = (position) => {
+        const models = readModels.at(position);
+        return { ...models, collection: (name: string) => (name === dyingAt ? { ...models.collection(name), upsert: () => Promise.reject(new Error('killed')) } : models.collection(name)) } as never;
+      };
+      await expect(project(repositoriesProjection, second, dying)).rejects.toThrow('killed');
+      await project(repositoriesProjection, second, readModels);
+      await project(repositoriesProjection, recorded({ type: 'PackageDeleted', stream: inboxStream('artifact', 'm-del'), data: { packageId: 'p-1', repositoryId: 'r-1', sizeBytes: 100, deletedAt: '2026-01-04T00:00:00Z' } }, 4), readModels);
+      expect(await readModels.collection<RepositoryDocument>(REPOSITORIES).get('r-1')).toMatchObject({ packageCount: 1, sizeBytes: 50 });
+    } finally {
+      await readModels.close();
+    }
   });
 });
