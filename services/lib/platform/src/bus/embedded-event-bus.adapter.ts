@@ -20,13 +20,20 @@ export interface EmbeddedBusSettings {
   pollIntervalMs: number;
   batchSize: number;
   retry: RetryPolicy;
+  /** how long a message is kept once every consumer group of its topic has processed it (Kafka: a topic's retention) */
+  retentionMs: number;
 }
 
 export const defaultEmbeddedBusSettings: EmbeddedBusSettings = {
   pollIntervalMs: 50,
   batchSize: 100,
   retry: { initialDelayMs: 200, maxDelayMs: 10_000 },
+  retentionMs: 7 * 24 * 3_600_000,
 };
+
+/** how often messages past their retention are removed, and how many of a topic in one transaction (it holds the file's write lock and this thread) */
+const PRUNE_EVERY_MS = 10_000;
+const PRUNED_AT_ONCE = 2_000;
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 
@@ -58,6 +65,9 @@ interface TopicLoop {
 export class EmbeddedEventBus implements EventBus {
   private readonly loops = new Set<TopicLoop>();
   private readonly stopWatching: () => void;
+  private readonly pruning: NodeJS.Timeout;
+  private readonly pruneTopic;
+  private pruningPass?: Promise<number>;
   private readonly statements;
   private readonly insertBatch;
 
@@ -106,8 +116,25 @@ export class EmbeddedEventBus implements EventBus {
       ),
       processed: db.prepare<[string, string], { id: string }>('SELECT id FROM processed_messages WHERE group_name = ? AND id = ?'),
       markProcessed: db.prepare('INSERT OR IGNORE INTO processed_messages (group_name, id) VALUES (?, ?)'),
+      consumedTopics: db.prepare<[], { topic: string; groups: string; upTo: number }>('SELECT topic, json_group_array(group_name) AS groups, MIN(committed) AS upTo FROM consumer_offsets GROUP BY topic'),
+      prunableUpTo: db.prepare<[string, number, string, number], { seq: number | null }>(
+        'SELECT MAX(seq) AS seq FROM (SELECT seq FROM messages WHERE topic = ? AND seq <= ? AND published_at < ? ORDER BY seq LIMIT ?)',
+      ),
+      forgetProcessed: db.prepare('DELETE FROM processed_messages WHERE group_name = ? AND id IN (SELECT id FROM messages WHERE topic = ? AND seq <= ?)'),
+      deleteMessages: db.prepare('DELETE FROM messages WHERE topic = ? AND seq <= ?'),
     };
     this.statements = statements;
+    // a message goes with every group's record of having processed it: a copy published again
+    // after it (the outbox relay after a crash) comes within seconds, not after the retention
+    this.pruneTopic = db.transaction((topic: string, groups: string[], upTo: number) => {
+      for (const group of groups) statements.forgetProcessed.run(group, topic, upTo);
+      return statements.deleteMessages.run(topic, upTo).changes;
+    });
+    this.pruning = setInterval(() => {
+      // a busy or broken file: the next pass tries again, the consumers report it themselves
+      this.prune().catch((error: unknown) => console.error('pruning the embedded bus failed', error));
+    }, PRUNE_EVERY_MS);
+    this.pruning.unref();
     this.insertBatch = db.transaction((topic: string, messages: BusMessage[]) => {
       const publishedAt = new Date().toISOString();
       for (const message of messages)
@@ -121,6 +148,30 @@ export class EmbeddedEventBus implements EventBus {
           publishedAt,
         });
     });
+  }
+
+  /**
+   * Removes the messages every consumer group of their topic has processed, published longer
+   * than the retention ago, PRUNED_AT_ONCE at a time with the other work of the process in
+   * between, so that it keeps up with the messages arriving; a topic no group consumes (a
+   * dead-letter topic) keeps everything. Resolves with how many went. (The timer calls it.)
+   */
+  prune(now = Date.now()): Promise<number> {
+    this.pruningPass ??= this.prunePass(new Date(now - this.settings.retentionMs).toISOString()).finally(() => (this.pruningPass = undefined));
+    return this.pruningPass;
+  }
+
+  private async prunePass(before: string): Promise<number> {
+    let removed = 0;
+    for (const { topic, groups, upTo } of this.statements.consumedTopics.all()) {
+      for (;;) {
+        const last = this.statements.prunableUpTo.get(topic, upTo, before, PRUNED_AT_ONCE)?.seq;
+        if (!last) break;
+        removed += this.pruneTopic.immediate(topic, JSON.parse(groups) as string[], last);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    return removed;
   }
 
   static open(file: string, settings?: EmbeddedBusSettings): EmbeddedEventBus {
@@ -175,7 +226,9 @@ export class EmbeddedEventBus implements EventBus {
     const backoff = new Pause();
     const { retry, batchSize } = this.settings;
     let stopped = false;
-    let committed = this.statements.committed.get(group, topic)?.committed ?? 0;
+    // a group holds back the retention from the moment it subscribes (see prune), not from its first commit
+    this.statements.commit.run(group, topic, this.statements.committed.get(group, topic)?.committed ?? 0);
+    let committed = this.statements.committed.get(group, topic)!.committed;
 
     /** runs the handler until it succeeds or runs out of attempts; undefined when stopped first */
     const attempt = async (message: BusMessage): Promise<DeliveryOutcome | undefined> => {
@@ -265,6 +318,8 @@ export class EmbeddedEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.pruning);
+    await this.pruningPass;
     this.stopWatching();
     await Promise.all([...this.loops].map((loop) => loop.stop()));
     this.db.close();

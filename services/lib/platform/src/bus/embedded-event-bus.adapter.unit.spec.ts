@@ -138,3 +138,62 @@ describe('embedded bus consumers with a handler for many', () => {
     }
   });
 });
+
+describe('embedded bus retention', () => {
+  const happened = (id: string) => ({ id, type: 'Happened', key: 'k', data: { id } });
+  const rows = (dataDir: string, sql: string) => {
+    const db = new Database(embeddedBusFile(dataDir), { readonly: true });
+    try {
+      return db.prepare(sql).pluck().all();
+    } finally {
+      db.close();
+    }
+  };
+
+  it('removes the messages every group of their topic has processed once they are past the retention, with the record of having processed them', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'packyard-bus-'));
+    const bus = EmbeddedEventBus.open(embeddedBusFile(dataDir), { ...defaultEmbeddedBusSettings, pollIntervalMs: 10, retry: { initialDelayMs: 10, maxDelayMs: 20 }, retentionMs: 60_000 });
+    try {
+      const fast: string[] = [];
+      await bus.subscribe({ group: 'fast', topics: ['t'] }, async (message) => void fast.push(message.id));
+      // a group that cannot get past b: it holds back what may go
+      await bus.subscribe({ group: 'stuck', topics: ['t'], maxAttempts: 1_000 }, async (message) => {
+        if (message.id === 'b') throw new Error('not yet');
+      });
+      const committed = () => rows(dataDir, "SELECT committed FROM consumer_offsets WHERE topic = 't' ORDER BY group_name");
+      // a group holds back from its subscription on, before its first commit
+      expect(committed()).toEqual([0, 0]);
+      await bus.publish('t', [happened('a')]);
+      await waitFor('both groups past a', async () => (committed().join() === '1,1' ? true : undefined), { timeoutMs: 5_000 });
+      await bus.publish('t', [happened('b'), happened('c')]);
+      await waitFor('the fast group past c', async () => (committed().join() === '3,1' ? true : undefined), { timeoutMs: 5_000 });
+      await bus.publish('t.dlq', [happened('dead')]);
+
+      expect(await bus.prune()).toBe(0);
+      expect(await bus.prune(Date.now() + 61_000)).toBe(1);
+      expect(rows(dataDir, "SELECT id FROM messages WHERE topic = 't' ORDER BY seq")).toEqual(['b', 'c']);
+      expect(rows(dataDir, 'SELECT id FROM processed_messages ORDER BY group_name, id')).toEqual(['b', 'c']);
+      expect(rows(dataDir, "SELECT id FROM messages WHERE topic = 't.dlq'")).toEqual(['dead']);
+    } finally {
+      await bus.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes a backlog larger than one transaction in one pass', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'packyard-bus-'));
+    const bus = EmbeddedEventBus.open(embeddedBusFile(dataDir), { ...defaultEmbeddedBusSettings, pollIntervalMs: 10, batchSize: 1_000, retentionMs: 1 });
+    try {
+      let seen = 0;
+      await bus.subscribe({ group: 'g', topics: ['t'] }, async () => void seen++);
+      await bus.publish('t', Array.from({ length: 4_100 }, (_, index) => happened(`m-${index}`)));
+      await waitFor('every message processed and committed', async () => (seen === 4_100 && rows(dataDir, 'SELECT committed FROM consumer_offsets')[0] === 4_100 ? true : undefined), { timeoutMs: 10_000 });
+      expect(await bus.prune(Date.now() + 1_000)).toBe(4_100);
+      expect(rows(dataDir, 'SELECT COUNT(*) FROM messages')).toEqual([0]);
+      expect(rows(dataDir, 'SELECT COUNT(*) FROM processed_messages')).toEqual([0]);
+    } finally {
+      await bus.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
