@@ -116,6 +116,7 @@ export class EmbeddedEventBus implements EventBus {
       ),
       processed: db.prepare<[string, string], { id: string }>('SELECT id FROM processed_messages WHERE group_name = ? AND id = ?'),
       markProcessed: db.prepare('INSERT OR IGNORE INTO processed_messages (group_name, id) VALUES (?, ?)'),
+      subscribed: db.prepare('INSERT OR IGNORE INTO consumer_offsets (group_name, topic, committed) VALUES (?, ?, 0)'),
       consumedTopics: db.prepare<[], { topic: string; groups: string; upTo: number }>('SELECT topic, json_group_array(group_name) AS groups, MIN(committed) AS upTo FROM consumer_offsets GROUP BY topic'),
       prunableUpTo: db.prepare<[string, number, string, number], { seq: number | null }>(
         'SELECT MAX(seq) AS seq FROM (SELECT seq FROM messages WHERE topic = ? AND seq <= ? AND published_at < ? ORDER BY seq LIMIT ?)',
@@ -227,7 +228,7 @@ export class EmbeddedEventBus implements EventBus {
     const { retry, batchSize } = this.settings;
     let stopped = false;
     // a group holds back the retention from the moment it subscribes (see prune), not from its first commit
-    this.statements.commit.run(group, topic, this.statements.committed.get(group, topic)?.committed ?? 0);
+    this.statements.subscribed.run(group, topic);
     let committed = this.statements.committed.get(group, topic)!.committed;
 
     /** runs the handler until it succeeds or runs out of attempts; undefined when stopped first */
