@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface Mail {
   to: string;
@@ -13,10 +13,12 @@ export interface Mailer {
 
 /** SMTP through nodemailer: `smtp://` (STARTTLS when offered) or `smtps://`, credentials in the URL. */
 export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
-  const transport = createTransport(smtpUrl);
+  // nodemailer loads at the first mail (about 45 ms of every start otherwise, most of which send none)
+  let transport: Promise<Transporter> | undefined;
   return {
     async send(mail) {
-      await transport.sendMail({ from, ...mail });
+      transport ??= import('nodemailer').then(({ createTransport }) => createTransport(smtpUrl));
+      await (await transport).sendMail({ from, ...mail });
     },
   };
 }
