@@ -165,10 +165,11 @@ export class EmbeddedEventBus implements EventBus {
   private async prunePass(before: string): Promise<number> {
     let removed = 0;
     for (const { topic, groups, upTo } of this.statements.consumedTopics.all()) {
+      const groupNames = JSON.parse(groups) as string[];
       for (;;) {
         const last = this.statements.prunableUpTo.get(topic, upTo, before, PRUNED_AT_ONCE)?.seq;
         if (!last) break;
-        removed += this.pruneTopic.immediate(topic, JSON.parse(groups) as string[], last);
+        removed += this.pruneTopic.immediate(topic, groupNames, last);
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
@@ -245,13 +246,17 @@ export class EmbeddedEventBus implements EventBus {
       }
     };
 
-    /** the page's messages not yet processed, given to handleMany at once; false when it failed (nothing counts as handled) */
-    const handledTogether = async (rows: MessageRow[]): Promise<boolean> => {
+    /** the page's rows this group has not processed: neither recorded as processed nor a second copy of one earlier in the page */
+    const unprocessed = (rows: MessageRow[]): Set<MessageRow> => {
       const ids = new Set<string>();
-      const fresh = rows.filter((row) => !ids.has(row.id) && ids.add(row.id) && this.statements.processed.get(group, row.id) === undefined);
-      if (fresh.length === 0) return true;
+      return new Set(rows.filter((row) => !ids.has(row.id) && ids.add(row.id) && this.statements.processed.get(group, row.id) === undefined));
+    };
+
+    /** the page's unprocessed messages given to handleMany at once; false when it failed (nothing counts as handled) */
+    const handledTogether = async (fresh: Set<MessageRow>): Promise<boolean> => {
+      if (fresh.size === 0) return true;
       try {
-        await handleMany!(fresh.map(toMessage), topic);
+        await handleMany!([...fresh].map(toMessage), topic);
         return true;
       } catch {
         return false;
@@ -264,7 +269,7 @@ export class EmbeddedEventBus implements EventBus {
       while (!stopped) {
         const rows = this.statements.read.all(topic, committed, batchSize);
         const handled: MessageRow[] = [];
-        const handledIds = new Set<string>();
+        const fresh = unprocessed(rows);
         const commitHandled = (deadLetter?: { row: MessageRow; message: BusMessage }) => {
           const rowsToCommit = deadLetter ? [...handled, deadLetter.row] : handled;
           if (rowsToCommit.length === 0) return;
@@ -273,13 +278,11 @@ export class EmbeddedEventBus implements EventBus {
           handled.length = 0;
         };
         try {
-          if (handleMany && rows.length > 0 && (await handledTogether(rows))) handled.push(...rows);
+          if (handleMany && rows.length > 0 && (await handledTogether(fresh))) handled.push(...rows);
           else {
             for (const row of rows) {
               if (stopped) break;
-              const duplicate = handledIds.has(row.id) || this.statements.processed.get(group, row.id) !== undefined;
-              handledIds.add(row.id);
-              if (!duplicate) {
+              if (fresh.has(row)) {
                 const message = toMessage(row);
                 const outcome = await attempt(message);
                 if (!outcome) break;

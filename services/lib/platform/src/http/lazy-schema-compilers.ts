@@ -1,8 +1,5 @@
-import { createRequire } from 'node:module';
-
-// required when a server is made, not imported: an edge worker, which imports this module
-// with the platform but makes no fastify server, does not load them
-const require = createRequire(import.meta.url);
+import AjvCompiler from '@fastify/ajv-compiler';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 
 type Validate = ((...args: unknown[]) => unknown) & { errors?: unknown; schemaEnv?: unknown };
 
@@ -15,8 +12,8 @@ type Validate = ((...args: unknown[]) => unknown) & { errors?: unknown; schemaEn
  * the route's first request instead of the start, and the route tests cover every schema.
  */
 export function lazySchemaCompilers() {
-  const validators = (require('@fastify/ajv-compiler') as typeof import('@fastify/ajv-compiler'))();
-  const serializers = (require('@fastify/fast-json-stringify-compiler') as typeof import('@fastify/fast-json-stringify-compiler'))();
+  const validators = AjvCompiler();
+  const serializers = SerializerSelector();
   return {
     buildValidator: (...build: Parameters<typeof validators>) => {
       const compiler = validators(...build);
