@@ -41,25 +41,37 @@ export class ProjectionTimeoutError extends Error {
   }
 }
 
-/** Follows the log from the projection's checkpoint, saving the checkpoint after each event. */
+/**
+ * Follows the log from the projection's checkpoint a page at a time, saving the checkpoint
+ * once per page: a page of events the projection ignores (another module's traffic, say)
+ * then costs one write, not one per event. Waiters are released as each event is projected;
+ * a page that fails is projected again whole, which `handle`'s idempotence allows.
+ */
 export async function runProjection(projection: ProjectionContext, options: SubscribeOptions = {}): Promise<RunningProjection> {
   const { store, readModels, name } = projection;
   for (const [collection, fields] of Object.entries(projection.indexes ?? {})) for (const field of fields) await readModels.index(collection, field);
-  let checkpoint = await readModels.getCheckpoint(name);
+  let projected = await readModels.getCheckpoint(name);
   const waiters = new Set<{ position: number; resolve: () => void }>();
-  const subscription = store.subscribe(
-    checkpoint,
-    async (event) => {
-      await project(projection, event, readModels);
-      await readModels.setCheckpoint(name, event.position);
-      checkpoint = event.position;
-      for (const waiter of waiters) if (waiter.position <= checkpoint) waiter.resolve();
+  const subscription = store.subscribeInBatches(
+    projected,
+    async (events) => {
+      for (const event of events) {
+        try {
+          await project(projection, event, readModels);
+        } catch (error) {
+          // the subscription reports the page's first event; the log should name the one that failed
+          throw new Error(`projection ${name} failed on ${event.stream}@${event.version} (position ${event.position})`, { cause: error });
+        }
+        projected = Math.max(projected, event.position);
+        for (const waiter of waiters) if (waiter.position <= projected) waiter.resolve();
+      }
+      await readModels.setCheckpoint(name, events.at(-1)!.position);
     },
     options,
   );
   return {
     waitFor(position, timeoutMs = 10_000) {
-      if (position <= checkpoint) return Promise.resolve();
+      if (position <= projected) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const waiter = {
           position,

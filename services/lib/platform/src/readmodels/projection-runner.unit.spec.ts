@@ -103,6 +103,25 @@ describe('runProjection / rebuildProjection', () => {
     await second.stop();
   });
 
+  it('names the event that failed, not the first of its page, and projects the page again once it passes', async () => {
+    await store.append('repository-r1', 'NO_STREAM', [newEvent(created), newEvent(uploaded('a')), newEvent(uploaded('b'))]);
+    let failures = 1;
+    const reported: string[] = [];
+    const flaky: Projection = {
+      ...repositorySummary,
+      async handle(event, models) {
+        if (event.position === 3 && failures-- > 0) throw new Error('store unavailable');
+        await repositorySummary.handle(event, models);
+      },
+    };
+    const running = await runProjection({ store, readModels, ...flaky }, { onError: (error) => reported.push((error as Error).message) });
+    await running.waitFor(3);
+    await running.stop();
+    expect(reported).toEqual(['projection repository-summary failed on repository-r1@3 (position 3)']);
+    expect((await readModels.collection<Summary>('repository_summaries').get('r1'))?.packages).toBe(2);
+    expect(await readModels.getCheckpoint('repository-summary')).toBe(3);
+  });
+
   it('rebuilds from zero: a damaged read model comes back as the log says', async () => {
     await store.append('repository-r1', 'NO_STREAM', [newEvent(created), newEvent(uploaded('a')), newEvent(uploaded('b'))]);
     const summaries = readModels.collection<Summary>('repository_summaries');
