@@ -3,7 +3,8 @@ import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypt
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { tokenHandlers } from './grpc/token.handlers';
-import { SUSPENDED_REPOSITORIES, TOKEN_HASHES, tokensProjection, type TokenHashDocument } from './projections/tokens.projection';
+import { SUSPENDED_REPOSITORIES, TOKEN_HASHES, tokenHashesProjection, type TokenHashDocument } from './projections/token-hashes.projection';
+import { tokensProjection } from './projections/tokens.projection';
 import { accessTokenRevokedReaction } from './reactions/access-token-revoked.reaction';
 import { filesServedReaction } from './reactions/files-served.reaction';
 import { repositoryEventsReaction } from './reactions/repository-events.reaction';
@@ -12,7 +13,7 @@ import { accessTokenDecider } from './tokens/access-token.decider';
 import { createTokenValidator } from './tokens/token-validator';
 import { accessTokenStream, isIntegration } from './tokens/token.events';
 
-const projections = [tokensProjection];
+const projections = [tokenHashesProjection, tokensProjection];
 
 export const tokenModule = defineModule({
   name: 'token',
@@ -40,7 +41,9 @@ export const tokenModule = defineModule({
     const validator = createTokenValidator(stores.readModels.collection<TokenHashDocument>(TOKEN_HASHES), async (tokenId) => {
       await handleCommand(stores.events, accessTokenStream(tokenId), accessTokenDecider, { type: 'RecordAccessTokenUse', tokenId, now: new Date().toISOString() }, { isIntegration });
     });
-    const revocations = await validator.followLog(stores.events, stores.readModels.collection(SUSPENDED_REPOSITORIES), (position) => es.caughtUp(position, 60_000));
+    const revocations = await validator.followLog(stores.events, stores.readModels.collection(SUSPENDED_REPOSITORIES), (position) =>
+      es.caughtUp(position, 60_000, [tokenHashesProjection]),
+    );
     const repositories = ctx.use(grpcClientsModule).client(RepositoryServiceDefinition, 'repository');
     ctx.use(grpcServerModule).server.add(TokenServiceDefinition, tokenHandlers(es, box, validator, repositories));
     return {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordInbox, SqliteEventStore, SqliteReadModelStore, type Subscription } from '@packyard/platform';
-import { SUSPENDED_REPOSITORIES, TOKEN_HASHES, type TokenHashDocument } from '../projections/tokens.projection';
+import { SUSPENDED_REPOSITORIES, TOKEN_HASHES, type TokenHashDocument } from '../projections/token-hashes.projection';
 import { createTokenValidator, type TokenValidator } from './token-validator';
 import { hashTokenValue } from './token-value';
 

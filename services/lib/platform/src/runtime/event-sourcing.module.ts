@@ -88,8 +88,11 @@ export function inboxReaction(events: EventStore, context: string, types: Readon
 }
 
 export interface EventSourcing extends ModuleStores {
-  /** resolves once every projection reflects the log up to `position` (read your writes) */
-  caughtUp(position: number, timeoutMs?: number): Promise<void>;
+  /**
+   * resolves once every projection (or those named) reflects the log up to `position`
+   * (read your writes)
+   */
+  caughtUp(position: number, timeoutMs?: number, projections?: readonly Projection[]): Promise<void>;
   /** a readiness check: the module's event store answers */
   ready(): Promise<{ ok: boolean }>;
   stop(): Promise<void>;
@@ -129,9 +132,9 @@ export async function startEventSourcing(options: {
     if (attempt < attempts) return logger.error({ err: error, attempt, ...where }, 'event processing failed; retrying');
     fail(new Error(`event processing failed ${attempt} times in a row${event ? ` at ${event.stream}@${event.version}` : ''}`, { cause: error }));
   };
-  const running: RunningProjection[] = [];
+  const running = new Map<string, RunningProjection>();
   for (const projection of options.projections) {
-    running.push(await runProjection({ ...projection, store: stores.events, readModels: stores.readModels }, { onError }));
+    running.set(projection.name, await runProjection({ ...projection, store: stores.events, readModels: stores.readModels }, { onError }));
   }
   const relay = await runOutboxRelay({ store: stores.events, bus, checkpoints: stores.readModels, topic: topicOf(module) }, { onError });
   const consumers: Consumer[] = [];
@@ -148,8 +151,8 @@ export async function startEventSourcing(options: {
   );
   return {
     ...stores,
-    caughtUp: async (position, timeoutMs = 5_000) => {
-      await Promise.all(running.map((projection) => projection.waitFor(position, timeoutMs)));
+    caughtUp: async (position, timeoutMs = 5_000, projections = options.projections) => {
+      await Promise.all(projections.map(({ name }) => running.get(name)!.waitFor(position, timeoutMs)));
     },
     ready: async () => {
       await stores.events.lastPosition();
@@ -158,7 +161,7 @@ export async function startEventSourcing(options: {
     stop: async () => {
       for (const consumer of consumers) await consumer.stop();
       await relay.stop();
-      for (const projection of running) await projection.stop();
+      for (const projection of running.values()) await projection.stop();
       await stores.events.close();
       await stores.readModels.close();
     },
