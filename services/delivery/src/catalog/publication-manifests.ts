@@ -10,8 +10,6 @@ export type BlobReader = Pick<BlobStore, 'getBytes'>;
 const CACHED_MANIFESTS = 1024;
 /** manifest parts kept after their first read (about 1,000 files each); generations share most of theirs */
 const CACHED_PARTS = 1024;
-/** encoded entries remembered with their decoded file (about 150 bytes each); past this, forgotten all at once */
-const KNOWN_ENTRIES = 500_000;
 
 /** PublicationManifest's fields, as tags (field number << 3 | length-delimited) */
 const FILES_TAG = (1 << 3) | 2;
@@ -19,12 +17,14 @@ const REPOSITORY_FILES_TAG = (2 << 3) | 2;
 const PARTS_TAG = (3 << 3) | 2;
 
 /**
- * A manifest's files, where an entry encoded as one an earlier manifest had is that
- * manifest's object: a changed part of 1,000 entries decodes the one that changed, and
- * every unchanged file stays the object the catalogue already served (see servedFiles).
- * Its parts are named, not read (PublicationManifests reads them).
+ * A manifest's files, its parts named, not read (PublicationManifests reads them). Every
+ * entry is decoded: a generation shares its unchanged parts with the one before (read once,
+ * kept by digest), so what is decoded anew is the changed part and the manifest's own few
+ * files. (Keeping decoded entries by their encoding, to hand back an earlier object, cost
+ * more than decoding: building the key alone took twice the decode, a third of the edge
+ * workers' time loading 1,000 repositories after a restart.)
  */
-export function decodeManifest(bytes: Uint8Array, known: Map<string, IndexFile>): PublicationManifest {
+export function decodeManifest(bytes: Uint8Array): PublicationManifest {
   const manifest: PublicationManifest = { files: [], repositoryFiles: [], parts: [] };
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const reader = new BinaryReader(buffer);
@@ -39,19 +39,9 @@ export function decodeManifest(bytes: Uint8Array, known: Map<string, IndexFile>)
     const end = start + length;
     if (end > reader.len) throw new RangeError('publication manifest: an entry runs past the end');
     reader.pos = end;
-    if (tag === PARTS_TAG) {
-      manifest.parts.push(PublicationManifestRef.decode(buffer.subarray(start, end)));
-      continue;
-    }
-    // the encoding itself is the key: read in place, no view of it made for an entry already known
-    const key = buffer.toString('latin1', start, end);
-    let file = known.get(key);
-    if (!file) {
-      file = IndexFile.decode(buffer.subarray(start, end));
-      if (known.size >= KNOWN_ENTRIES) known.clear();
-      known.set(key, file);
-    }
-    (tag === FILES_TAG ? manifest.files : manifest.repositoryFiles).push(file);
+    const entry = buffer.subarray(start, end);
+    if (tag === PARTS_TAG) manifest.parts.push(PublicationManifestRef.decode(entry));
+    else (tag === FILES_TAG ? manifest.files : manifest.repositoryFiles).push(IndexFile.decode(entry));
   }
   return manifest;
 }
@@ -68,21 +58,19 @@ export type ReadManifest = Pick<PublicationManifest, 'files' | 'repositoryFiles'
 export class PublicationManifests {
   private readonly manifests = new RecentlyUsed<string, Promise<ReadManifest>>(CACHED_MANIFESTS);
   private readonly parts = new RecentlyUsed<string, Promise<IndexFile[]>>(CACHED_PARTS);
-  /** encoded entry → its file, across manifests (see decodeManifest) */
-  private readonly known = new Map<string, IndexFile>();
 
   constructor(private readonly blobs: BlobReader) {}
 
   manifest(ref: PublicationManifestRef): Promise<ReadManifest> {
     return readOnce(this.manifests, ref.sha256, async () => {
-      const manifest = decodeManifest(await this.verified(ref), this.known);
+      const manifest = decodeManifest(await this.verified(ref));
       const parts = await Promise.all(manifest.parts.map((part) => this.part(part)));
       return { files: manifest.files.concat(...parts), repositoryFiles: manifest.repositoryFiles };
     });
   }
 
   private part(ref: PublicationManifestRef): Promise<IndexFile[]> {
-    return readOnce(this.parts, ref.sha256, async () => decodeManifest(await this.verified(ref), this.known).files);
+    return readOnce(this.parts, ref.sha256, async () => decodeManifest(await this.verified(ref)).files);
   }
 
   private async verified(ref: PublicationManifestRef): Promise<Buffer> {
