@@ -3,7 +3,7 @@ import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypt
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { tokenHandlers } from './grpc/token.handlers';
-import { SUSPENDED_REPOSITORIES, TOKEN_HASHES, tokenHashesProjection, type TokenHashDocument } from './projections/token-hashes.projection';
+import { startTokenHashesWhereTokensWas, SUSPENDED_REPOSITORIES, TOKEN_HASHES, tokenHashesProjection, type TokenHashDocument } from './projections/token-hashes.projection';
 import { tokensProjection } from './projections/tokens.projection';
 import { accessTokenRevokedReaction } from './reactions/access-token-revoked.reaction';
 import { filesServedReaction } from './reactions/files-served.reaction';
@@ -23,6 +23,7 @@ export const tokenModule = defineModule({
   init: async (ctx) => {
     const box = createSecretBox(await loadOrCreateMasterKey(ctx.config.dataDir, ctx.config.masterKey));
     const stores = await openModuleStores(ctx.config, 'token');
+    await startTokenHashesWhereTokensWas(stores.readModels, tokensProjection.name);
     const es = await startEventSourcing({
       module: 'token',
       stores,

@@ -1,4 +1,4 @@
-import { decodeEvent, isInboxEvent, type Projection } from '@packyard/platform';
+import { decodeEvent, isInboxEvent, type Projection, type ReadModelStore } from '@packyard/platform';
 import { RepositoryDeleted, RepositoryPurged, RepositoryRestored } from '@packyard/proto/packyard/repository/v1/events';
 import { AccessTokenCreated, AccessTokenRevoked, RepoTokenCreated, RepoTokenRevoked } from '@packyard/proto/packyard/token/v1/events';
 
@@ -56,3 +56,14 @@ export const tokenHashesProjection: Projection = {
     }
   },
 };
+
+/**
+ * Until token-hashes existed, the tokens projection kept its collections: on the first start
+ * with it, it takes over from the tokens projection's checkpoint instead of reading the
+ * whole log again (traffic included) before the validator may answer.
+ */
+export async function startTokenHashesWhereTokensWas(readModels: Pick<ReadModelStore, 'getCheckpoint' | 'setCheckpoint'>, tokensProjectionName: string): Promise<void> {
+  if ((await readModels.getCheckpoint(tokenHashesProjection.name)) > 0) return;
+  const tokens = await readModels.getCheckpoint(tokensProjectionName);
+  if (tokens > 0) await readModels.setCheckpoint(tokenHashesProjection.name, tokens);
+}
