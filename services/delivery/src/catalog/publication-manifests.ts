@@ -16,13 +16,73 @@ const FILES_TAG = (1 << 3) | 2;
 const REPOSITORY_FILES_TAG = (2 << 3) | 2;
 const PARTS_TAG = (3 << 3) | 2;
 
+/** IndexFile's first field, `path`, as a tag (field number 1 << 3 | length-delimited) */
+const PATH_TAG = (1 << 3) | 2;
+
 /**
- * A manifest's files, its parts named, not read (PublicationManifests reads them). Every
- * entry is decoded: a generation shares its unchanged parts with the one before (read once,
- * kept by digest), so what is decoded anew is the changed part and the manifest's own few
- * files. (Keeping decoded entries by their encoding, to hand back an earlier object, cost
- * more than decoding: building the key alone took twice the decode, a third of the edge
- * workers' time loading 1,000 repositories after a restart.)
+ * A manifest entry: its path read at once (what loading a repository needs), the rest
+ * decoded at its first use (what serving the file, or telling it from an older one, needs).
+ * After a restart a worker loads each repository at its first request; decoding every pool
+ * file's key, digest and type then took most of a load, for files mostly never asked for.
+ */
+class ManifestEntry implements IndexFile {
+  readonly path: string;
+  private decoded?: IndexFile;
+
+  /** the entry is `manifest[start, end)`: no view of it is made until it is decoded */
+  constructor(
+    private readonly manifest: Buffer,
+    private readonly start: number,
+    private readonly end: number,
+  ) {
+    this.path = pathOf(manifest, start, end) ?? this.whole.path;
+  }
+
+  private get whole(): IndexFile {
+    return (this.decoded ??= IndexFile.decode(this.manifest.subarray(this.start, this.end)));
+  }
+
+  get blobKey(): string {
+    return this.whole.blobKey;
+  }
+
+  get size(): number {
+    return this.whole.size;
+  }
+
+  get sha256(): string {
+    return this.whole.sha256;
+  }
+
+  get contentType(): string {
+    return this.whole.contentType;
+  }
+
+  get package(): boolean {
+    return this.whole.package;
+  }
+}
+
+/** the path the IndexFile encoded at `[start, end)` starts with (the publisher's encoder writes fields in order); undefined for anything else */
+function pathOf(buffer: Buffer, start: number, end: number): string | undefined {
+  if (buffer[start] !== PATH_TAG) return undefined;
+  let length = 0;
+  let position = start + 1;
+  for (let shift = 0; shift < 28; shift += 7) {
+    const byte = buffer[position++];
+    length |= (byte & 0x7f) << shift;
+    if (byte < 0x80) return position + length <= end ? buffer.toString('utf8', position, position + length) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A manifest's files (entries decoded as they are used, see ManifestEntry), its parts named,
+ * not read (PublicationManifests reads them). A generation shares its unchanged parts with
+ * the one before (read once, kept by digest), so an entry of such a part stays the object
+ * the catalogue already serves. (Keeping decoded entries by their encoding, to hand back an
+ * earlier object for any entry, cost more than decoding: building the key alone took twice
+ * the decode.)
  */
 export function decodeManifest(bytes: Uint8Array): PublicationManifest {
   const manifest: PublicationManifest = { files: [], repositoryFiles: [], parts: [] };
@@ -39,9 +99,8 @@ export function decodeManifest(bytes: Uint8Array): PublicationManifest {
     const end = start + length;
     if (end > reader.len) throw new RangeError('publication manifest: an entry runs past the end');
     reader.pos = end;
-    const entry = buffer.subarray(start, end);
-    if (tag === PARTS_TAG) manifest.parts.push(PublicationManifestRef.decode(entry));
-    else (tag === FILES_TAG ? manifest.files : manifest.repositoryFiles).push(IndexFile.decode(entry));
+    if (tag === PARTS_TAG) manifest.parts.push(PublicationManifestRef.decode(buffer.subarray(start, end)));
+    else (tag === FILES_TAG ? manifest.files : manifest.repositoryFiles).push(new ManifestEntry(buffer, start, end));
   }
   return manifest;
 }

@@ -1,21 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import { PublicationManifest, type IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import { createHash } from 'node:crypto';
+import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { decodeManifest, PublicationManifests } from './publication-manifests';
 
 const file = (path: string, sha256: string, pkg = true): IndexFile => ({ path, blobKey: `pool/sha256/${sha256}`, size: 100, sha256, contentType: '', package: pkg });
 const encoded = (manifest: Omit<PublicationManifest, 'parts'>) => PublicationManifest.encode({ ...manifest, parts: [] }).finish();
+/** an entry's fields, read through its getters */
+const fields = ({ path, blobKey, size, sha256, contentType, package: pkg }: IndexFile): IndexFile => ({ path, blobKey, size, sha256, contentType, package: pkg });
+const read = (manifest: PublicationManifest) => ({ files: manifest.files.map(fields), repositoryFiles: manifest.repositoryFiles.map(fields), parts: manifest.parts });
 
 describe('decodeManifest', () => {
   it('reads what the publisher wrote: the files, then the repository files', () => {
     const manifest = { files: [file('dists/noble/InRelease', 'a1', false), file('pool/main/h/hello/hello_1.0_all.deb', 'b2')], repositoryFiles: [file('gpg.key', 'c3', false)] };
-    expect(decodeManifest(encoded(manifest))).toEqual({ ...manifest, parts: [] });
+    expect(read(decodeManifest(encoded(manifest)))).toEqual({ ...manifest, parts: [] });
   });
 
   it('reads a manifest whose pool entries were appended as encodings of their own (the publisher joins them so)', () => {
     const pool = [file('pool/a.deb', 'e5'), file('pool/b.deb', 'f6')];
     const bytes = Buffer.concat([encoded({ files: [file('dists/noble/Release', 'a1', false)], repositoryFiles: [] }), ...pool.map((entry) => encoded({ files: [entry], repositoryFiles: [] })), encoded({ files: [], repositoryFiles: [file('keyring.gpg', 'c3', false)] })]);
-    expect(decodeManifest(bytes)).toEqual(PublicationManifest.decode(bytes));
+    expect(read(decodeManifest(bytes))).toEqual(PublicationManifest.decode(bytes));
+  });
+
+  it('reads entries another encoder might write: a path longer than 127 bytes, and fields out of order', () => {
+    const long = file(`pool/main/${'l'.repeat(200)}/long_1.0_all.deb`, 'a2');
+    // blob_key, then path: the path is not where the publisher puts it, so the entry is decoded whole
+    const reordered = new BinaryWriter().uint32(18).string('pool/sha256/b3').uint32(10).string('pool/main/r/r_1.0_all.deb').uint32(24).int64(7).finish();
+    const bytes = Buffer.concat([encoded({ files: [long], repositoryFiles: [] }), new BinaryWriter().uint32(10).bytes(reordered).finish()]);
+    expect(read(decodeManifest(bytes)).files).toEqual([long, { path: 'pool/main/r/r_1.0_all.deb', blobKey: 'pool/sha256/b3', size: 7, sha256: '', contentType: '', package: false }]);
   });
 });
 
@@ -43,6 +55,8 @@ describe('PublicationManifests', () => {
     expect(two.files.map((entry) => entry.path)).toEqual(['dists/noble/InRelease', ...pool(0, 5).map((entry) => entry.path), 'pool/new.deb']);
     expect(two.repositoryFiles.map((entry) => entry.path)).toEqual(['keyring.gpg']);
     expect(reads).toEqual(['m1', 'part-1', 'part-2', 'm2', 'part-2b']);
+    // a part both generations name gives the same entries: a layer keeps their served files without reading them
+    expect(two.files[1]).toBe(one.files[1]);
   });
 
   it('refuses a part whose bytes are not the ones named', async () => {

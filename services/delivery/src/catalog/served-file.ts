@@ -86,26 +86,55 @@ interface HeaderLists {
   notModifiedHeaders: string[];
 }
 
+/** the Last-Modified of a file new to its root: its generation's date if content-addressed, else the entry points' floor (see layerOf) */
+export interface NewFileDates {
+  own: number;
+  entryPoints: number;
+}
+
 /**
- * A file the edge answers. It holds what its manifest entry says; the headers it is sent
- * with are made once, at its first request, and kept with it.
+ * A file the edge answers. It answers what its manifest entry says, read from the entry at
+ * its first use, as its date and headers are made: most files a catalogue holds are never
+ * asked for, so loading a repository reads their paths and nothing else.
  */
 export class ServedFile {
   private lists?: HeaderLists;
+  private type?: string;
   /** small metadata files are held in memory; packages are streamed from the blob store */
   body?: Buffer;
 
   constructor(
     readonly repositoryId: string,
-    readonly blobKey: string,
-    readonly size: number,
-    readonly sha256: string,
-    /** a package (pool file, .rpm): counted as a download */
-    readonly isPackage: boolean,
-    readonly contentType: string,
-    readonly lastModifiedMs: number,
-    private readonly immutable: boolean,
+    /** its manifest entry */
+    readonly entry: IndexFile,
+    private date: number | NewFileDates,
   ) {}
+
+  get blobKey(): string {
+    return this.entry.blobKey;
+  }
+
+  get size(): number {
+    return this.entry.size;
+  }
+
+  get sha256(): string {
+    return this.entry.sha256;
+  }
+
+  /** a package (pool file, .rpm): counted as a download */
+  get isPackage(): boolean {
+    return this.entry.package;
+  }
+
+  get contentType(): string {
+    return (this.type ??= this.entry.contentType || contentTypeOf(this.entry.path));
+  }
+
+  get lastModifiedMs(): number {
+    if (typeof this.date !== 'number') this.date = isContentAddressed(this.entry) ? this.date.own : this.date.entryPoints;
+    return this.date;
+  }
 
   get etag(): string {
     return this.headerLists.etag;
@@ -132,14 +161,10 @@ export class ServedFile {
 
   private makeHeaderLists(): HeaderLists {
     const etag = strongEtag(this.sha256);
-    const validators = ['etag', etag, 'last-modified', httpDate(this.lastModifiedMs), 'cache-control', this.immutable ? IMMUTABLE_CACHE_CONTROL : REVALIDATE_CACHE_CONTROL, 'vary', 'Authorization'];
+    const validators = ['etag', etag, 'last-modified', httpDate(this.lastModifiedMs), 'cache-control', isContentAddressed(this.entry) ? IMMUTABLE_CACHE_CONTROL : REVALIDATE_CACHE_CONTROL, 'vary', 'Authorization'];
     const headers = ['content-type', this.contentType, 'accept-ranges', 'bytes', ...validators];
     return { etag, headers, fullHeaders: [...headers, 'content-length', String(this.size)], notModifiedHeaders: validators };
   }
-}
-
-export function servedFile(repositoryId: string, file: IndexFile, lastModifiedMs: number): ServedFile {
-  return new ServedFile(repositoryId, file.blobKey, file.size, file.sha256, file.package, file.contentType || contentTypeOf(file.path), lastModifiedMs, isContentAddressed(file));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
-import { contentTypeOf, isContentAddressed, repositoryPath, servedFile, type LoadedPublication, type PublicationRecord, type RepositoryRecord, type ServedFile } from './served-file';
+import { contentTypeOf, isContentAddressed, repositoryPath, ServedFile, type LoadedPublication, type NewFileDates, type PublicationRecord, type RepositoryRecord } from './served-file';
 
 /**
  * One readable generation's files below one root (its distribution's, or the repository's
@@ -143,7 +143,7 @@ function entryPointFloor(publication: PublicationRecord, records: readonly Publi
 }
 
 /** one generation's files below a root, dated from `dates`; `before` finds what the root served at a relative path until this generation */
-function layerOf(repositoryId: string, list: readonly IndexFile[], dates: { own: number; entryPoints: number }, before: (path: string) => ServedFile | undefined): ServedLayer {
+function layerOf(repositoryId: string, list: readonly IndexFile[], dates: NewFileDates, before: (path: string) => ServedFile | undefined): ServedLayer {
   const { own } = dates;
   const files = new Map<string, ServedFile>();
   let made = 0;
@@ -154,20 +154,23 @@ function layerOf(repositoryId: string, list: readonly IndexFile[], dates: { own:
       files.set(file.path, earlier);
       continue;
     }
-    let date = own;
-    if (earlier?.sha256 === file.sha256) date = earlier.lastModifiedMs;
-    else if (earlier && !isContentAddressed(file)) date = Math.max(own, earlier.lastModifiedMs + 1000);
-    else if (!earlier && !isContentAddressed(file)) date = dates.entryPoints;
-    files.set(file.path, servedFile(repositoryId, file, date));
+    // a file new to the root is dated at its first use, as its entry is read (most never are)
+    let date: number | NewFileDates = dates;
+    if (earlier) {
+      if (earlier.sha256 === file.sha256) date = earlier.lastModifiedMs;
+      else date = isContentAddressed(file) ? own : Math.max(own, earlier.lastModifiedMs + 1000);
+    }
+    files.set(file.path, new ServedFile(repositoryId, file, date));
     made++;
   }
   return { files, made };
 }
 
-/** whether `served` answers exactly what servedFile would make of `file` at its path (the date is kept either way) */
+/** whether `served` answers exactly what a served file made of `file` at its path would (the date is kept either way); an entry of a part both generations share is the same object */
 const sameFile = (served: ServedFile, file: IndexFile) =>
-  served.sha256 === file.sha256 &&
-  served.blobKey === file.blobKey &&
-  served.size === file.size &&
-  served.isPackage === file.package &&
-  served.contentType === (file.contentType || contentTypeOf(file.path));
+  served.entry === file ||
+  (served.sha256 === file.sha256 &&
+    served.blobKey === file.blobKey &&
+    served.size === file.size &&
+    served.isPackage === file.package &&
+    served.contentType === (file.contentType || contentTypeOf(file.path)));

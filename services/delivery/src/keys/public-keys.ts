@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { servedFile, type ServedFile } from '../catalog/served-file';
+import { ServedFile } from '../catalog/served-file';
 
 export interface RepositoryPublicKey {
   armored: string;
@@ -19,7 +19,7 @@ export { ARMORED_KEY_FILE, KEYRING_FILE };
 
 const memoryFile = (repositoryId: string, path: string, body: Buffer, contentType: string, nowMs: number): ServedFile => {
   const sha256 = createHash('sha256').update(body).digest('hex');
-  const file = servedFile(repositoryId, { path, blobKey: '', size: body.length, sha256, contentType, package: false }, Math.floor(nowMs / 1000) * 1000);
+  const file = new ServedFile(repositoryId, { path, blobKey: '', size: body.length, sha256, contentType, package: false }, Math.floor(nowMs / 1000) * 1000);
   file.body = body;
   return file;
 };
