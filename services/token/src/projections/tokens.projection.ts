@@ -59,8 +59,7 @@ export const tokensProjection: Projection = {
     const reveals = readModels.collection<RepoTokenRevealDocument>(REPO_TOKEN_REVEALS);
     switch (event.type) {
       case 'RepoTokenCreated': {
-        const data = event.data;
-        const { tokenId: id, repositoryId, ownerId, name, sealedValue, createdAt } = data;
+        const { tokenId: id, repositoryId, ownerId, name, sealedValue, createdAt } = event.data;
         await repoTokens.upsert({ id, repositoryId, ownerId, name, sealedValue, createdAt, lastUsedAt: '', usageCount: 0, position: 0 });
         return;
       }
@@ -76,8 +75,7 @@ export const tokensProjection: Projection = {
         return;
       }
       case 'AccessTokenCreated': {
-        const data = event.data;
-        const { tokenId: id, ownerId, name, scopes, repositoryId, createdAt } = data;
+        const { tokenId: id, ownerId, name, scopes, repositoryId, createdAt } = event.data;
         await accessTokens.upsert({ id, ownerId, name, scopes, repositoryId, createdAt, lastUsed: '', position: 0 });
         return;
       }
