@@ -309,17 +309,32 @@ describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
     // a worker stopped still counts as holding the fewest, so the other, which accepts the whole
     // burst, gives it connections that wait unread in its IPC channel: those a kill must not lose
     process.kill(stopped, 'SIGSTOP');
-    const answered = burst(16, path, token.authorization);
-    answered.catch(() => undefined);
+    // on a loaded machine the other worker may keep a burst (its table of counts came too late):
+    // another burst follows every second until some are given
+    const bursts: ReturnType<typeof burst>[] = [];
     try {
-      await waitFor('connections given to the stopped worker', async () => ((await givenAway('1')) > givenBefore ? true : undefined), { timeoutMs: 10_000, intervalMs: 50 });
+      await waitFor(
+        'connections given to the stopped worker',
+        async () => {
+          if ((await givenAway('1')) > givenBefore) return true;
+          if (bursts.length < 8) {
+            const next = burst(16, path, token.authorization);
+            next.catch(() => undefined);
+            bursts.push(next);
+          }
+          return undefined;
+        },
+        { timeoutMs: 10_000, intervalMs: 1_000 },
+      );
       process.kill(stopped, 'SIGKILL');
     } finally {
       process.kill(stopped, 'SIGCONT');
     }
-    const { sockets, answers } = await answered;
+    const answered = await Promise.all(bursts);
+    const sockets = answered.flatMap((each) => each.sockets);
+    const answers = answered.flatMap((each) => each.answers);
     for (const socket of sockets) socket.destroy();
-    console.log(`${(await givenAway('1')) - givenBefore} of 16 connections given to the stopped worker, then killed`);
+    console.log(`${(await givenAway('1')) - givenBefore} of ${answers.length} connections given to the stopped worker, then killed`);
     expect(answers.filter((answer) => !answer.startsWith('HTTP/1.1 200 OK\r\n'))).toEqual([]);
     expect(alive(other)).toBe(true);
     await waitFor('a new worker 2', async () => ((workerPids().get(2) ?? stopped) !== stopped ? true : undefined), { timeoutMs: 30_000, intervalMs: 50 });
