@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
-import { buildDeb, descriptorsOf, listeningInode, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
+import { buildDeb, descriptorsOf, freePort, listeningInode, startPackyard, waitFor, type RunningPackyard } from '@packyard/testing';
 import { EDGE_WORKER_MIN_SEMI_SPACE_MB, EDGE_WORKER_SEMI_SPACE_MB } from './edge-workers';
 
 // Issue 18 item 1: with EDGE_WORKERS=2 the program answers the apt/yum edge from two worker
@@ -28,16 +28,19 @@ interface Answer {
   body: string;
 }
 
-/** a GET on a connection of its own, so the kernel picks the process that accepts it */
-const freshGet = (url: string, headers: OutgoingHttpHeaders = {}): Promise<Answer> =>
+/** a GET on `agent`'s kept-alive connections, or on one of its own (false) */
+const getOn = (url: string, agent: Agent | false, headers: OutgoingHttpHeaders = {}): Promise<Answer> =>
   new Promise((resolve, reject) => {
-    httpGet(url, { agent: false, headers }, (response) => {
+    httpGet(url, { agent, headers }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
       response.on('end', () => resolve({ status: response.statusCode!, body }));
     }).on('error', reject);
   });
+
+/** a GET on a connection of its own, so the kernel picks the process that accepts it */
+const freshGet = (url: string, headers: OutgoingHttpHeaders = {}) => getOn(url, false, headers);
 
 /** edge requests counted per process: by `edge_worker` label, '' for the main process */
 async function edgeRequestsByProcess(status?: number): Promise<Map<string, number>> {
@@ -68,8 +71,8 @@ async function fromEveryWorker(url: string, headers: OutgoingHttpHeaders, status
 }
 
 /** connections each worker holds, by the `packyard_delivery_edge_connections` gauge */
-async function connectionsHeld(): Promise<Map<string, number>> {
-  const text = await (await fetch(packyard.metricsUrl)).text();
+async function connectionsHeld(metricsUrl = packyard.metricsUrl): Promise<Map<string, number>> {
+  const text = await (await fetch(metricsUrl)).text();
   return new Map([...text.matchAll(/^packyard_delivery_edge_connections\{edge_worker="(\d+)"\} (\d+)$/gm)].map((match) => [match[1], Number(match[2])]));
 }
 
@@ -356,5 +359,41 @@ describe('the apt/yum edge on two worker processes (EDGE_WORKERS=2)', () => {
     const pids = [...workerPids().values()];
     expect(await packyard.stop('SIGTERM')).toBe(0);
     for (const pid of pids) expect(alive(pid)).toBe(false);
+  });
+
+  it('started again, shares the connections that waited for the port between its workers (the first to listen does not keep them all)', async () => {
+    // stopped by the test before, unless that one was left out
+    if (packyard.child.exitCode === null) await packyard.stop('SIGTERM');
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}${new URL(repositoryUrl).pathname}/debian/dists/bookworm/InRelease`;
+    // sixteen clients knock while the port is closed, each keeping the connection that answers
+    const clients = Array.from({ length: 16 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+    const knocking = clients.map(async (agent) => {
+      for (;;) {
+        try {
+          return await getOn(url, agent, { authorization: token.authorization });
+        } catch (error) {
+          // refused while nothing listens; reset by a process that stops listening (the last one)
+          if (!['ECONNREFUSED', 'ECONNRESET'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }
+    });
+    const again = await startPackyard({ edgeWorkers: 2, dataDir: packyard.dataDir, env: { PORT: String(port) } });
+    try {
+      expect((await Promise.all(knocking)).map((answer) => answer.status)).toEqual(Array(16).fill(200));
+      const held = await waitFor(
+        "every kept-alive connection counted (the program's own health checks may hold one more)",
+        async () => {
+          const counts = await connectionsHeld(again.metricsUrl);
+          return (counts.get('1') ?? 0) + (counts.get('2') ?? 0) >= 16 ? counts : undefined;
+        },
+        { timeoutMs: 10_000 },
+      );
+      expect(Math.min(held.get('1')!, held.get('2')!)).toBeGreaterThanOrEqual(4);
+    } finally {
+      for (const agent of clients) agent.destroy();
+      await again.dispose();
+    }
   });
 });

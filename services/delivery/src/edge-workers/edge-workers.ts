@@ -54,11 +54,18 @@ interface Closable {
 interface Slot {
   index: number;
   worker?: Worker;
-  /** its catalogue is loaded */
+  /** it can serve connections (its edge is built), and is told to listen once this process knows where its modules answer */
   ready: boolean;
   /** true once the worker gets every refresh and revocation (it said `subscribed`) */
   subscribed: boolean;
-  /** connections it holds (its last report, plus those given to it since); null while it does not listen */
+  /**
+   * connections it holds (its last report, plus those given to it since); null until it is
+   * told to listen. Counted from then, not from its `listening`: the workers that listen first
+   * take the connections queued while the port was closed, and give the others theirs
+   * (connection-balance.ts), where a worker counted only once it listens would find every
+   * client kept alive on its elder (after a restart of the restart benchmark, one worker served
+   * the loop's eight connections while the other idled)
+   */
   held: number | null;
   /** the number of its last report of them */
   reports: number;
@@ -98,6 +105,8 @@ export class EdgeWorkers {
   /** set once this process's HTTP server listens: where the workers' gRPC calls go */
   private moduleAddresses?: Record<string, string>;
   private started?: Promise<number>;
+  /** every worker was told to listen once */
+  private portOpened = false;
   private heldTold?: NodeJS.Immediate;
 
   constructor(private readonly options: EdgeWorkersOptions) {
@@ -127,10 +136,10 @@ export class EdgeWorkers {
     this.started.catch(() => undefined);
   }
 
-  /** has every worker listen on the public port (once its catalogue is loaded); resolves with the port once all do */
+  /** has every worker listen on the public port (all at once, see tellReadyToListen); resolves with the port once all do */
   listen(moduleAddresses: Record<string, string>): Promise<number> {
     this.moduleAddresses = moduleAddresses;
-    for (const slot of this.slots) if (slot.ready) this.send(slot, { type: 'listen', moduleAddresses });
+    this.tellReadyToListen();
     return this.started!;
   }
 
@@ -182,13 +191,10 @@ export class EdgeWorkers {
         this.send(slot, { type: 'welcome' });
       } else if (message.type === 'ready') {
         slot.ready = true;
-        if (this.moduleAddresses) this.send(slot, { type: 'listen', moduleAddresses: this.moduleAddresses });
+        this.tellReadyToListen();
       }
       else if (message.type === 'listening') {
         listened = true;
-        slot.held = 0;
-        slot.reports = 0;
-        this.heldChanged();
         this.options.logger.info({ edgeWorker: slot.index + 1, workerPid: worker.process.pid, port: message.port }, 'edge worker listening');
         start?.listening(message.port);
       } else if (message.type === 'failed') start?.failed(message.message);
@@ -250,7 +256,28 @@ export class EdgeWorkers {
     connection?.close();
   }
 
-  /** every listening worker learns what the others hold (once per turn, for all the reports of that turn) */
+  /**
+   * Once this process knows where its modules answer, every worker is told to listen, all
+   * at once when the last is ready: the first to listen takes every connection that waited
+   * for the port, and keeps those its table does not show another worker to give to (after a
+   * restart, the worker ready first kept all but at most one of 16 clients' connections). A
+   * worker ready later (restarted) is told at once.
+   */
+  private tellReadyToListen() {
+    if (!this.moduleAddresses || (!this.portOpened && !this.slots.every((slot) => slot.ready))) return;
+    this.portOpened = true;
+    for (const slot of this.slots) if (slot.ready && slot.held === null) this.tellToListen(slot);
+  }
+
+  /** the worker listens on the public port, and takes connections the others give it from now */
+  private tellToListen(slot: Slot) {
+    this.send(slot, { type: 'listen', moduleAddresses: this.moduleAddresses! });
+    slot.held = 0;
+    slot.reports = 0;
+    this.heldChanged();
+  }
+
+  /** every worker told to listen learns what the others hold (once per turn, for all the reports of that turn) */
   private heldChanged() {
     if (this.stopping) return;
     this.heldTold ??= setImmediate(() => {
