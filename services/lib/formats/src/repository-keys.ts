@@ -1,5 +1,3 @@
-import { readKey } from 'openpgp';
-
 /** `{repositoryUrl}/gpg.key`: the repository's public keys, armored, for `gpg --dearmor`, `rpm --import` and gpgkey= */
 export const ARMORED_KEY_FILE = 'gpg.key';
 /** `{repositoryUrl}/keyring.gpg`: the same keys as a binary keyring, what apt's signed-by= reads as is */
@@ -11,6 +9,9 @@ export const KEYRING_FILE = 'keyring.gpg';
  * keys' packets one after another as a binary keyring.
  */
 export async function publicKeyFiles(armoredKeys: readonly string[]): Promise<{ armored: string; binary: Buffer }> {
+  // loaded at the first use: an edge worker imports this module, and needs it only for a
+  // repository whose published generations hold no key files yet
+  const { readKey } = await import('openpgp');
   const keys = await Promise.all(armoredKeys.map((armoredKey) => readKey({ armoredKey })));
   return {
     armored: armoredKeys.map((key) => key.trimEnd()).join('\n') + '\n',
