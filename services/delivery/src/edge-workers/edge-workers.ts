@@ -63,8 +63,7 @@ interface Slot {
    * told to listen. Counted from then, not from its `listening`: the workers that listen first
    * take the connections queued while the port was closed, and give the others theirs
    * (connection-balance.ts), where a worker counted only once it listens would find every
-   * client kept alive on its elder (after a restart of the restart benchmark, one worker served
-   * the loop's eight connections while the other idled)
+   * client kept alive on its elder
    */
   held: number | null;
   /** the number of its last report of them */
