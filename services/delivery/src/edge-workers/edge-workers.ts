@@ -208,6 +208,9 @@ export class EdgeWorkers {
     });
     worker.once('exit', (code, signal) => {
       slot.subscribed = false;
+      // not ready until its successor says so: told to listen meanwhile (another worker
+      // becoming ready tells every ready one), the slot would count as taking connections
+      slot.ready = false;
       slot.held = null;
       this.heldChanged();
       if (slot.worker === worker) slot.worker = undefined;
