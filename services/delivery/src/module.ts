@@ -10,7 +10,8 @@ import {
   metricsModule,
   openModuleStores,
   startEventSourcing,
-  topicOf,
+  startProjectionWhere,
+  TOKEN_HASH_EVENTS,
   type EventStore,
   type NewEvent,
   type Reaction,
@@ -19,6 +20,7 @@ import { blobStoreModule } from '@packyard/platform/runtime/blob-store.module';
 import { DeliveryServiceDefinition } from '@packyard/proto/packyard/delivery/v1/delivery';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { PackageIds } from './accounting/package-ids';
+import { tokenHashesProjection } from './auth/token-hashes.projection';
 import { deliveryProjection, FOLLOWED_EVENTS, PACKAGES, type CatalogChange, type PackageRecord } from './catalog/delivery.projection';
 import { DELIVERY_SETTINGS, edgeWorkerCount } from './delivery-settings';
 import { assembleEdge } from './edge/edge-assembly';
@@ -27,9 +29,10 @@ import { deliveryHandlers } from './grpc/delivery.handlers';
 
 export { DELIVERY_SETTINGS };
 
-const inboxReactions = (events: EventStore): Reaction[] => Object.entries(FOLLOWED_EVENTS).map(([context, types]) => inboxReaction(events, context, new Set(Object.keys(types))));
+// a reaction's consumer group is named by its place in this list: the token context's comes last
+const inboxReactions = (events: EventStore): Reaction[] =>
+  Object.entries({ ...FOLLOWED_EVENTS, token: TOKEN_HASH_EVENTS }).map(([context, types]) => inboxReaction(events, context, new Set(Object.keys(types))));
 
-const REVOCATIONS = new Set(['RepoTokenRevoked', 'AccessTokenRevoked']);
 const FLUSH_INTERVAL_MS = 1_000;
 // which package a downloaded file is: looked up in the read model, the answers kept
 const CACHED_PACKAGE_IDS = 100_000;
@@ -46,7 +49,7 @@ export const deliveryModule = defineModule({
   description: 'the apt/yum edge: repository files over HTTP with token auth, install snippets and scripts',
   deps: [grpcServerModule, grpcClientsModule, httpServerModule, busModule, metricsModule, blobStoreModule],
   settings: DELIVERY_SETTINGS,
-  projections: [deliveryProjection()],
+  projections: [deliveryProjection(), tokenHashesProjection()],
   init: async (ctx) => {
     const { config } = ctx;
     const settings = ctx.settings(DELIVERY_SETTINGS);
@@ -92,25 +95,24 @@ export const deliveryModule = defineModule({
       if (change.kind === 'keys') return;
       await catalog.refresh(change.repositoryId);
     };
+    // a revocation reaches the verdicts once its hash is gone from the copy the edge reads (see tokenHashesProjection)
+    const revoked = (tokenId: string) => {
+      verdicts.revoke(tokenId);
+      workers?.revoke(tokenId);
+    };
+    // delivery's log held no token events before it kept the token hashes
+    await startProjectionWhere(stores.readModels, tokenHashesProjection().name, deliveryProjection().name);
     const es = await startEventSourcing({
       module: 'delivery',
       stores,
       bus,
       logger: ctx.logger,
-      projections: [deliveryProjection(onChange)],
+      projections: [deliveryProjection(onChange), tokenHashesProjection(revoked)],
       reactions: inboxReactions(stores.events),
       consumerGroup: consumerGroupOf(settings.replicaId, ctx.settings(BUS_SETTINGS).bus === 'kafka'),
       fail: ctx.fail,
     });
 
-    // every replica must hear every revocation: a group of its own per replica (a new replica
-    // reads the token topic from its start, which is cheap)
-    const revocations = await bus.subscribe({ group: `delivery-verdicts-${settings.replicaId ?? hostname()}`, topics: [topicOf('token')] }, async (message) => {
-      if (!REVOCATIONS.has(message.type)) return;
-      const { tokenId } = message.data as { tokenId: string };
-      verdicts.revoke(tokenId);
-      workers?.revoke(tokenId);
-    });
     http.addReadinessCheck('delivery', es.ready);
     // with edge workers, they answer apt and dnf on the port; this process gets what they forward, never an edge path
     if (workerCount === 0) http.addEdgeHandler(edge);
@@ -141,7 +143,6 @@ export const deliveryModule = defineModule({
       drain: async () => workers?.stop(),
       stop: async () => {
         clearInterval(timer);
-        await revocations.stop();
         await flushing;
         await flush();
         await es.stop();

@@ -1,9 +1,9 @@
-import { busModule, defineModule, handleCommand, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing } from '@packyard/platform';
+import { busModule, defineModule, handleCommand, grpcClientsModule, grpcServerModule, httpServerModule, openModuleStores, startEventSourcing, startProjectionWhere, type TokenHashDocument } from '@packyard/platform';
 import { createSecretBox, loadOrCreateMasterKey } from '@packyard/platform/crypto/index';
 import { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { tokenHandlers } from './grpc/token.handlers';
-import { startTokenHashesWhereTokensWas, SUSPENDED_REPOSITORIES, TOKEN_HASHES, tokenHashesProjection, type TokenHashDocument } from './projections/token-hashes.projection';
+import { SUSPENDED_REPOSITORIES, TOKEN_HASHES, tokenHashesProjection } from './projections/token-hashes.projection';
 import { tokensProjection } from './projections/tokens.projection';
 import { accessTokenRevokedReaction } from './reactions/access-token-revoked.reaction';
 import { filesServedReaction } from './reactions/files-served.reaction';
@@ -23,7 +23,8 @@ export const tokenModule = defineModule({
   init: async (ctx) => {
     const box = createSecretBox(await loadOrCreateMasterKey(ctx.config.dataDir, ctx.config.masterKey));
     const stores = await openModuleStores(ctx.config, 'token');
-    await startTokenHashesWhereTokensWas(stores.readModels, tokensProjection.name);
+    // until token-hashes existed, the tokens projection kept its collections
+    await startProjectionWhere(stores.readModels, tokenHashesProjection.name, tokensProjection.name);
     const es = await startEventSourcing({
       module: 'token',
       stores,

@@ -35,7 +35,7 @@ const TOMBSTONE: RepositoryRecord = { id: '', kind: 'DEB', workspaceId: '', work
 export const FOLLOWED_EVENTS = {
   repository: { RepositoryCreated, RepositoryDeleted, RepositoryRestored, RepositoryPurged, IndexPublished },
   artifact: { PackageUploaded, PackageDeleted },
-  // last: a reaction's consumer group is named by its place in this list
+  // a reaction's consumer group is named by its place in this list (the token context's follows, see the module)
   signing: { PublicKeysChanged },
 };
 

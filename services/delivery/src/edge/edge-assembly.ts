@@ -2,9 +2,11 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { EdgeHandler, GrpcClients, ReadModelStore } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
+import { hashTokenValue, type TokenHashDocument } from '@packyard/platform/crypto/token-hash';
 import { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
 import { TrafficAccounting } from '../accounting/traffic-accounting';
+import { TOKEN_HASHES, verdictOf } from '../auth/token-hashes.projection';
 import { VerdictCache } from '../auth/token-verdicts';
 import { PUBLIC_KEYS, type PublicKeysRecord } from '../catalog/delivery.projection';
 import { PublishedCatalog } from '../catalog/published-catalog';
@@ -34,7 +36,8 @@ export interface EdgeAssembly {
 /**
  * What one process needs to answer apt and dnf: the published catalogue read from
  * delivery's read model, public keys from the read model (signing asked only for keys never
- * announced), token verdicts asked of the token module over gRPC, traffic counts, and the edge handler over them. The delivery module
+ * announced), token verdicts from delivery's copy of the token hashes (the token module asked
+ * over gRPC for a token not in it), traffic counts, and the edge handler over them. The delivery module
  * builds one in its own process; each edge worker builds its own.
  */
 export function assembleEdge(options: {
@@ -60,8 +63,12 @@ export function assembleEdge(options: {
     },
   );
   const tokens = clients.client(TokenServiceDefinition, 'token');
+  const tokenHashes = readModels.collection<TokenHashDocument>(TOKEN_HASHES);
   const verdicts = new VerdictCache(
     async (token) => {
+      const known = await tokenHashes.get(hashTokenValue(token));
+      if (known) return verdictOf(known);
+      // not in the copy: created a moment ago (its event is on its way), or no token at all
       const answer = await tokens.validateToken({ token, repositoryId: '' }, { caller: DELIVERY_CALLER });
       return { valid: answer.valid, kind: answer.kind, tokenId: answer.tokenId, ownerId: answer.ownerId, scopes: answer.scopes, repositoryId: answer.repositoryId };
     },

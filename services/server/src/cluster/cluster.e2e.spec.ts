@@ -186,7 +186,7 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     expect(cluster.process('delivery-2').restarts()).toBe(1);
   }, 180_000);
 
-  it('a delivery replica restarted while signing hangs, then signing killed: apt and dnf clients fetching through the apt port get no 401, 404 or 5xx, keys included', async () => {
+  it('a delivery replica restarted while signing and token hang, then both killed: apt and dnf clients fetching through the apt port get no 401, 404 or 5xx, keys included', async () => {
     expect((await upload(deb.id, await buildDeb({ name: 'cluster-restart', version: '1.0.0', arch: 'all' }, work), 'debian/bookworm', true)).status).toBe(201);
     expect((await upload(rpm.id, await buildRpm({ name: 'cluster-restart', version: '1.0.0', release: '1', arch: 'noarch' }, work), 'el/9', true)).status).toBe(201);
     const probes = [
@@ -210,15 +210,28 @@ describe.skipIf(unavailable)(`the distributed cluster${unavailable ? ` (skipped:
     try {
       await loop.servedSince(0, 2);
       servedBefore = Date.now();
-      // stopped, not killed: a call to signing hangs instead of failing fast, so any key the
-      // restarted replica asked signing for would show as a failed fetch
+      // stopped, not killed: a call hangs instead of failing fast, so any key the restarted
+      // replica asked signing for, or any token it asked the token module about (its verdicts
+      // start empty), would show as a failed fetch
       cluster.kill('signing', 'SIGSTOP');
+      cluster.kill('token', 'SIGSTOP');
       try {
         await killAndWait('delivery-1');
+        // the restarted replica itself answers every probe while both still hang (through the
+        // apt port, the other replica could have answered them all)
+        const direct = await Promise.all(
+          probes.map(async (probe) => {
+            const answer = await fetch(throughReplica(probe.url, 'delivery-1'), { headers: probe.headers, signal: AbortSignal.timeout(5_000) }).catch((error: Error) => error);
+            return `${probe.url}: ${answer instanceof Response ? answer.status : answer.name}`;
+          }),
+        );
+        expect(direct).toEqual(probes.map((probe) => `${probe.url}: 200`));
       } finally {
         cluster.kill('signing', 'SIGCONT');
+        cluster.kill('token', 'SIGCONT');
       }
       await killAndWait('signing');
+      await killAndWait('token');
     } finally {
       await loop.stop();
     }

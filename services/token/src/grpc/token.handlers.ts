@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceImplementation } from 'nice-grpc';
-import { callerMaySee, forbidden, handleCommand, notFound, type Caller, type CallerContext, type EventSourcing, type PackyardClient } from '@packyard/platform';
+import { callerMaySee, forbidden, handleCommand, hashTokenValue, notFound, type Caller, type CallerContext, type EventSourcing, type PackyardClient } from '@packyard/platform';
 import type { SecretBox } from '@packyard/platform/crypto/index';
 import type { RepositoryServiceDefinition } from '@packyard/proto/packyard/repository/v1/repository';
 import type { AccessToken, RepoToken, TokenServiceDefinition } from '@packyard/proto/packyard/token/v1/token';
@@ -8,7 +8,7 @@ import { ACCESS_TOKENS, REPO_TOKENS, type AccessTokenDocument, type RepoTokenDoc
 import { accessTokenDecider } from '../tokens/access-token.decider';
 import { repoTokenDecider } from '../tokens/repo-token.decider';
 import type { TokenValidator } from '../tokens/token-validator';
-import { ACCESS_TOKEN_PREFIX, hashTokenValue, newTokenValue, REPO_TOKEN_PREFIX } from '../tokens/token-value';
+import { ACCESS_TOKEN_PREFIX, newTokenValue, REPO_TOKEN_PREFIX } from '../tokens/token-value';
 import { accessTokenStream, isIntegration, repoTokenStream } from '../tokens/token.events';
 
 const toRepoToken = (doc: RepoTokenDocument, token = ''): RepoToken => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inboxStream, SqliteReadModelStore } from '@packyard/platform';
+import { inboxStream } from '@packyard/platform';
 import { projectionSpec } from '@packyard/testing/given-when-then';
-import { startTokenHashesWhereTokensWas, TOKEN_HASHES, tokenHashesProjection } from './token-hashes.projection';
+import { TOKEN_HASHES, tokenHashesProjection } from './token-hashes.projection';
 import { REPO_TOKENS, tokensProjection, type RepoTokenDocument } from './tokens.projection';
 
 const created = {
@@ -51,25 +51,4 @@ describe('token hashes projection', () => {
       .then(async (readModels) => {
         expect(await readModels.collection(TOKEN_HASHES).get('hash-1')).toBeUndefined();
       }));
-});
-
-describe('the first start with token-hashes', () => {
-  it('takes over from where the tokens projection, which kept its collections until then, was', async () => {
-    const readModels = SqliteReadModelStore.open(':memory:');
-    await readModels.setCheckpoint(tokensProjection.name, 319_547);
-    await startTokenHashesWhereTokensWas(readModels, tokensProjection.name);
-    expect(await readModels.getCheckpoint(tokenHashesProjection.name)).toBe(319_547);
-    await readModels.close();
-  });
-
-  it('leaves a checkpoint of its own alone, and a fresh data directory starts from the beginning', async () => {
-    const readModels = SqliteReadModelStore.open(':memory:');
-    await startTokenHashesWhereTokensWas(readModels, tokensProjection.name);
-    expect(await readModels.getCheckpoint(tokenHashesProjection.name)).toBe(0);
-    await readModels.setCheckpoint(tokensProjection.name, 900);
-    await readModels.setCheckpoint(tokenHashesProjection.name, 700);
-    await startTokenHashesWhereTokensWas(readModels, tokensProjection.name);
-    expect(await readModels.getCheckpoint(tokenHashesProjection.name)).toBe(700);
-    await readModels.close();
-  });
 });

@@ -1,7 +1,5 @@
-import { isInboxEvent, type Collection, type EventStore, type Subscription } from '@packyard/platform';
+import { hashTokenValue, isInboxEvent, type Collection, type EventStore, type Subscription, type TokenHashDocument } from '@packyard/platform';
 import type { ValidateTokenResponse } from '@packyard/proto/packyard/token/v1/token';
-import type { TokenHashDocument } from '../projections/token-hashes.projection';
-import { hashTokenValue } from './token-value';
 
 const INVALID: ValidateTokenResponse = { valid: false, kind: '', tokenId: '', ownerId: '', scopes: [], repositoryId: '' };
 const MAX_CACHED = 50_000;

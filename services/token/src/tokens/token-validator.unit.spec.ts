@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { recordInbox, SqliteEventStore, SqliteReadModelStore, type Subscription } from '@packyard/platform';
-import { SUSPENDED_REPOSITORIES, TOKEN_HASHES, type TokenHashDocument } from '../projections/token-hashes.projection';
+import { hashTokenValue, recordInbox, SqliteEventStore, SqliteReadModelStore, type Subscription, type TokenHashDocument } from '@packyard/platform';
+import { SUSPENDED_REPOSITORIES, TOKEN_HASHES } from '../projections/token-hashes.projection';
 import { createTokenValidator, type TokenValidator } from './token-validator';
-import { hashTokenValue } from './token-value';
 
 describe('token validator', () => {
   let dir: string;

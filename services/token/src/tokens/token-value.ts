@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 /** recognisable prefixes, so a leaked value is easy to spot (and to scan repositories for) */
 export const REPO_TOKEN_PREFIX = 'pyd_rt_';
@@ -6,6 +6,3 @@ export const ACCESS_TOKEN_PREFIX = 'pyd_at_';
 const RANDOM_BYTES = 32;
 
 export const newTokenValue = (prefix: string) => `${prefix}${randomBytes(RANDOM_BYTES).toString('base64url')}`;
-
-/** a fast hash is enough: the values carry 256 random bits, nothing to brute-force */
-export const hashTokenValue = (value: string) => createHash('sha256').update(value).digest('hex');

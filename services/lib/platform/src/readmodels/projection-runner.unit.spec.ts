@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projectionSpec } from '@packyard/testing/given-when-then';
 import type { NewEvent, RecordedEvent } from '../eventsourcing/event-store.port';
 import { SqliteEventStore } from '../eventsourcing/sqlite-event-store.adapter';
-import { project, rebuildProjection, runProjection, type Projection } from './projection-runner';
+import { project, rebuildProjection, runProjection, startProjectionWhere, type Projection } from './projection-runner';
 import { SqliteReadModelStore } from './sqlite-read-model-store.adapter';
 
 type Summary = { id: string; name: string; packages: number };
@@ -132,5 +132,26 @@ describe('runProjection / rebuildProjection', () => {
     expect(await rebuildProjection({ store, readModels, ...repositorySummary }, 2)).toEqual({ events: 3, position: 3 });
     expect((await summaries.find({})).map(({ id, name, packages }) => ({ id, name, packages }))).toEqual([{ id: 'r1', name: 'debs', packages: 2 }]);
     expect(await readModels.getCheckpoint('repository-summary')).toBe(3);
+  });
+});
+
+describe('a projection new to a module (startProjectionWhere)', () => {
+  it('begins where the older projection of the same log is, so its first start does not read the whole log', async () => {
+    const readModels = SqliteReadModelStore.open(':memory:');
+    await readModels.setCheckpoint('older', 319_547);
+    await startProjectionWhere(readModels, 'newer', 'older');
+    expect(await readModels.getCheckpoint('newer')).toBe(319_547);
+    await readModels.close();
+  });
+
+  it('leaves a checkpoint of its own alone, and on a fresh data directory starts from the beginning', async () => {
+    const readModels = SqliteReadModelStore.open(':memory:');
+    await startProjectionWhere(readModels, 'newer', 'older');
+    expect(await readModels.getCheckpoint('newer')).toBe(0);
+    await readModels.setCheckpoint('older', 900);
+    await readModels.setCheckpoint('newer', 700);
+    await startProjectionWhere(readModels, 'newer', 'older');
+    expect(await readModels.getCheckpoint('newer')).toBe(700);
+    await readModels.close();
   });
 });
