@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { TokenHashDocument } from '@packyard/platform/crypto/token-hash';
 import { inboxStream } from '@packyard/platform/eventsourcing/inbox';
 import { projectionSpec } from '@packyard/testing/given-when-then';
 import { TOKEN_HASHES, tokenHashesProjection, verdictOf } from './token-hashes.projection';
@@ -23,7 +24,7 @@ describe("delivery's copy of the token hashes (Given/When/Then)", () => {
       .given([])
       .when([repoTokenCreated])
       .then(async (readModels) => {
-        const verdict = verdictOf((await readModels.collection(TOKEN_HASHES).get('hash-1'))!);
+        const verdict = verdictOf((await readModels.collection<TokenHashDocument>(TOKEN_HASHES).get('hash-1'))!);
         expect(verdict).toEqual({ valid: true, kind: 'repo_token', tokenId: 't-1', ownerId: 'u-1', repositoryId: 'r-1', scopes: ['read'] });
         expect(grantsRead(verdict, repository)).toBe(true);
         expect(grantsRead(verdict, { ...repository, id: 'r-2' })).toBe(false);
@@ -34,7 +35,7 @@ describe("delivery's copy of the token hashes (Given/When/Then)", () => {
       .given([])
       .when([accessTokenCreated])
       .then(async (readModels) => {
-        const verdict = verdictOf((await readModels.collection(TOKEN_HASHES).get('hash-2'))!);
+        const verdict = verdictOf((await readModels.collection<TokenHashDocument>(TOKEN_HASHES).get('hash-2'))!);
         expect(verdict).toMatchObject({ kind: 'access_token', tokenId: 'a-1', scopes: ['read', 'publish'], repositoryId: '' });
         expect(grantsRead(verdict, { ...repository, id: 'r-9' })).toBe(true);
         expect(grantsRead(verdict, { ...repository, ownerId: 'u-2' })).toBe(false);
