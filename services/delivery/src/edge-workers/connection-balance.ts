@@ -43,6 +43,14 @@ const MIN_PARKED_MS = 20;
 const MAX_PARKED_MS = 200;
 /** how much of the slowest round trip is remembered at each new one: a slow spell is forgotten over some twenty reports */
 const ROUND_TRIP_MEMORY = 0.9;
+/**
+ * Connections given away and not yet sent: each waits for the one before it to be
+ * acknowledged, so the last of a long queue waits longer than it would wait here. Past this
+ * many, one that would be given waits unread with the others held back, until sends free a
+ * place or its time runs out. A burst of 1,000 connections moved 231–245 of them one after
+ * another, and wrk's p99 was 0.58–0.85 s against nginx's 30–45 ms (in two of eight runs).
+ */
+const MAX_GIVING = 8;
 
 /** what the main process tells every worker: connections held per slot (null: not listening), and the last report it had from each */
 export interface HeldTable {
@@ -71,8 +79,8 @@ export interface ConnectionBalanceOptions {
   slot: number;
   /** tells the main process how many connections this worker holds, in its `report`th report */
   report(held: number, report: number): void;
-  /** gives the socket to the main process for another worker; `kept` when that failed */
-  giveAway(socket: Socket, kept: () => void): void;
+  /** gives the socket to the main process for another worker: `sent` once it is on its way, `kept` when that failed */
+  giveAway(socket: Socket, sent: () => void, kept: () => void): void;
   /** serves a connection this worker keeps */
   serve(socket: Socket): void;
   registry: Registry;
@@ -82,6 +90,8 @@ export interface ConnectionBalanceOptions {
 export class ConnectionBalance {
   /** connections kept and open */
   private held = 0;
+  /** connections given away and not yet sent */
+  private giving = 0;
   /** accepted, unread, waiting for a table that is not behind */
   private readonly parked: Socket[] = [];
   private parkTimer?: NodeJS.Timeout;
@@ -120,7 +130,7 @@ export class ConnectionBalance {
   /** a connection this worker accepted (not read yet): kept, given to the worker holding the fewest, or held back until the table is current */
   accepted(socket: Socket): void {
     if (!this.wouldGive(this.held + this.parked.length)) return this.keep(socket);
-    if (this.current && !this.parked.length) return this.give(socket);
+    if (this.current && !this.parked.length && this.giving < MAX_GIVING) return this.give(socket);
     this.parked.push(socket);
     this.startParkTimer();
     this.changed();
@@ -179,7 +189,7 @@ export class ConnectionBalance {
     }
     // the longest waiting are served first
     for (const socket of this.parked.splice(0, this.parked.length - movable)) this.keep(socket);
-    for (const socket of this.parked.splice(0, Math.ceil(movable / 2))) this.give(socket);
+    for (const socket of this.parked.splice(0, Math.min(Math.ceil(movable / 2), MAX_GIVING - this.giving))) this.give(socket);
     if (this.parked.length) this.startParkTimer();
   }
 
@@ -202,8 +212,19 @@ export class ConnectionBalance {
   private give(socket: Socket) {
     this.table[fewestHolding(this.table, this.options.slot)!]!++;
     this.givenAway.inc();
+    this.giving++;
     this.changed();
-    this.options.giveAway(socket, () => this.keep(socket));
+    this.options.giveAway(
+      socket,
+      () => {
+        this.giving--;
+        if (this.current && this.parked.length) this.decideParked();
+      },
+      () => {
+        this.giving--;
+        this.keep(socket);
+      },
+    );
   }
 
   private keep(socket: Socket) {

@@ -37,6 +37,9 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
   let registry: Registry;
   /** the main process cannot take a connection (its channel is gone) */
   let refused: boolean;
+  /** connections given stay on their way (each waits for the one before to be acknowledged) until `unsent` are called */
+  let sending: boolean;
+  let unsent: (() => void)[];
   const socket = () => new EventEmitter() as unknown as Socket;
   /** the main process's table: the other worker holds `other`; `current`: it holds this worker's last report */
   const table = (other: number, current = true) => ({ held: [0, other], reports: [current ? (reports.at(-1)?.[1] ?? 0) : -1, 0] });
@@ -57,12 +60,19 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
     givenAway = [];
     reports = [];
     refused = false;
+    sending = false;
+    unsent = [];
     registry = new Registry();
     balance = new ConnectionBalance({
       slot: 0,
       registry,
       report: (held, report) => reports.push([held, report]),
-      giveAway: (connection, kept) => (refused ? kept() : void givenAway.push(connection)),
+      giveAway: (connection, sent, kept) => {
+        if (refused) return kept();
+        givenAway.push(connection);
+        if (!sending) sent();
+        else unsent.push(sent);
+      },
       serve: (connection) => void served.push(connection),
     });
   });
@@ -154,6 +164,29 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
     expect(served).toHaveLength(23);
     vi.advanceTimersByTime(1);
     expect([served.length, givenAway.length]).toEqual([24, 0]);
+  });
+
+  it('gives no more while eight it gave are still on their way: the others wait unread until sends free a place, or their time runs out', () => {
+    sending = true;
+    balance.heard(table(0));
+    for (let i = 0; i < 60; i++) balance.accepted(socket());
+    turn();
+    balance.heard(table(0));
+    // 29 would even them out: half of them would move on this table, eight may be on their way
+    expect([served.length, givenAway.length]).toEqual([32, 8]);
+    turn();
+    balance.heard(table(8));
+    expect(givenAway).toHaveLength(8);
+    // three are sent: one more goes at once, the next table moves more, never more than eight on their way
+    for (const sent of unsent.splice(0, 3)) sent();
+    expect(givenAway).toHaveLength(9);
+    turn();
+    balance.heard(table(9));
+    expect(givenAway).toHaveLength(11);
+    expect(unsent).toHaveLength(8);
+    // no place frees in time: the rest are kept
+    vi.advanceTimersByTime(200);
+    expect([served.length, givenAway.length]).toEqual([49, 11]);
   });
 
   it('keeps a connection the main process could not take', () => {

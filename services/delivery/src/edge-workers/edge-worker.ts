@@ -178,11 +178,15 @@ export async function runEdgeWorker(): Promise<void> {
     slot: Number(slot) - 1,
     registry,
     report: (count, report) => send({ type: 'held', count, report }),
-    giveAway(socket, kept) {
+    giveAway(socket, sent, kept) {
       const descriptor = (socket as unknown as { _handle?: SendHandle })._handle;
       if (!descriptor || !process.connected) return kept();
       // this copy closes once the other is on its way to the main process
-      process.send!({ type: 'give' } satisfies FromEdgeWorker, descriptor, undefined, (error: Error | null) => (error ? kept() : socket.destroy()));
+      process.send!({ type: 'give' } satisfies FromEdgeWorker, descriptor, undefined, (error: Error | null) => {
+        if (error) return kept();
+        socket.destroy();
+        sent();
+      });
     },
     serve: (socket) => edgeConnections.take(socket),
   });
