@@ -24,7 +24,8 @@
  *
  * Then, where radosgw is installed (services/lib/testing/src/servers), the program again
  * with BLOBS=s3 and S3_PRESIGN_DOWNLOADS: the edge's 302s for the 50 MB package, and the
- * package from its presigned URL (radosgw sends it) against nginx.
+ * package from its presigned URL (radosgw sends it) against nginx. Those rows have no target:
+ * the edge's part is the 302, and radosgw's rate is not the edge's.
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -303,8 +304,8 @@ interface Row {
   connections: number;
   /** compared by bytes per second rather than requests per second */
   throughput?: boolean;
-  /** the least ratio to nginx the row must reach */
-  target: number;
+  /** the least ratio to nginx the row must reach; null: none, the row is the object store's (printed, never failed) */
+  target: number | null;
 }
 
 /** where one side of a row sends its requests */
@@ -407,9 +408,10 @@ async function compare(row: Row, ours: Target, theirs: Target | undefined): Prom
   if (theirBest) {
     const ratio = row.throughput ? ourBest!.bytesPerSecond / theirBest.bytesPerSecond : ourBest!.requestsPerSecond / theirBest.requestsPerSecond;
     const p99Ratio = ourBest!.p99Ms / theirBest.p99Ms;
-    met = ratio >= row.target && p99Ratio <= 2;
+    met = row.target === null || (ratio >= row.target && p99Ratio <= 2);
     console.log(`  nginx     ${format(row, theirBest)}`);
-    console.log(`  ratio     ${ratio.toFixed(2)}x, p99 ${p99Ratio.toFixed(1)}x nginx's ${met ? '(targets met' : '(BELOW the targets'}: ≥ ${row.target}x, p99 ≤ 2x)`);
+    const verdict = row.target === null ? '(no target: these bytes are the object store\'s, sent after the edge\'s 302)' : `${met ? '(targets met' : '(BELOW the targets'}: ≥ ${row.target}x, p99 ≤ 2x)`;
+    console.log(`  ratio     ${ratio.toFixed(2)}x, p99 ${p99Ratio.toFixed(1)}x nginx's ${verdict}`);
     if (ROUNDS > 1) console.log(`  p99 runs  delivery ${ourP99s.map((ms) => ms.toFixed(1)).join(' ')} ms; nginx ${theirP99s.map((ms) => ms.toFixed(1)).join(' ')} ms`);
   }
   console.log(`  load      ${loadBefore.toFixed(2)} before; run queue ${meanRunning.toFixed(1)} mean, ${maxRunning} max during\n`);
@@ -438,9 +440,9 @@ async function presignedRows(dir: string, nginx: Target, nginxFiles: Published['
       const location = redirect.headers.get('location');
       if (redirect.status !== 302 || !location) throw new Error(`${packageUrl} answered ${redirect.status} with BLOBS=s3 and S3_PRESIGN_DOWNLOADS, not a redirect`);
       const megabytes = Math.round(delivery.files.large.bytes.length / MiB);
-      const answers = await compare({ name: `BLOBS=s3: the edge's 302 for the ${megabytes} MB package (no nginx counterpart)`, path: '', redirect: true, connections: 64, target: 0 }, { url: packageUrl, authorization: delivery.authorization }, undefined);
+      const answers = await compare({ name: `BLOBS=s3: the edge's 302 for the ${megabytes} MB package (no nginx counterpart)`, path: '', redirect: true, connections: 64, target: null }, { url: packageUrl, authorization: delivery.authorization }, undefined);
       const bytes = await compare(
-        { name: `BLOBS=s3: package ${megabytes} MB from its presigned URL (radosgw) against nginx`, path: '', connections: 8, throughput: true, target: 0.8 },
+        { name: `BLOBS=s3: package ${megabytes} MB from its presigned URL (radosgw) against nginx`, path: '', connections: 8, throughput: true, target: null },
         { url: location },
         // nginx's htpasswd holds the first program's token, and its 50 MB package is that program's (the same size)
         { url: `${nginx.url}/${nginxFiles.large.path}`, authorization: nginx.authorization },
@@ -479,7 +481,7 @@ async function main() {
     const stopBurners = cpuBurners(BACKGROUND);
     try {
       for (const row of rows(delivery.files).filter((row) => !args.only || row.name.includes(args.only))) {
-        const met = await compare(BACKGROUND ? { ...row, target: Math.min(row.target, 0.7) } : row, { url: `${delivery.url}/${row.path}`, authorization: delivery.authorization, metricsUrl: delivery.metricsUrl }, { url: `${nginx.url}/${row.path}`, authorization: delivery.authorization });
+        const met = await compare(BACKGROUND ? { ...row, target: row.target === null ? null : Math.min(row.target, 0.7) } : row, { url: `${delivery.url}/${row.path}`, authorization: delivery.authorization, metricsUrl: delivery.metricsUrl }, { url: `${nginx.url}/${row.path}`, authorization: delivery.authorization });
         failed ||= !met;
       }
     } finally {
