@@ -20,7 +20,10 @@ export interface EmbeddedBusSettings {
   pollIntervalMs: number;
   batchSize: number;
   retry: RetryPolicy;
-  /** how long a message is kept once every consumer group of its topic has processed it (Kafka: a topic's retention) */
+  /**
+   * how long a message is kept once every consumer group of its topic has processed it (Kafka:
+   * a topic's retention); a group no process has consumed with for this long holds nothing back
+   */
   retentionMs: number;
 }
 
@@ -67,6 +70,7 @@ export class EmbeddedEventBus implements EventBus {
   private readonly stopWatching: () => void;
   private readonly pruning: NodeJS.Timeout;
   private readonly pruneTopic;
+  private readonly markSeen;
   private pruningPass?: Promise<number>;
   private readonly statements;
   private readonly insertBatch;
@@ -95,6 +99,7 @@ export class EmbeddedEventBus implements EventBus {
         group_name TEXT NOT NULL,
         topic TEXT NOT NULL,
         committed INTEGER NOT NULL,
+        seen_at TEXT,
         PRIMARY KEY (group_name, topic)
       );
       CREATE TABLE IF NOT EXISTS processed_messages (
@@ -103,6 +108,11 @@ export class EmbeddedEventBus implements EventBus {
         PRIMARY KEY (group_name, id)
       ) WITHOUT ROWID;
     `);
+    // files from before groups were seen: every group counts as seen when this version first opens it
+    if (!(db.pragma('table_info(consumer_offsets)') as { name: string }[]).some((column) => column.name === 'seen_at')) {
+      db.exec('ALTER TABLE consumer_offsets ADD COLUMN seen_at TEXT');
+      db.prepare('UPDATE consumer_offsets SET seen_at = ?').run(new Date().toISOString());
+    }
     const statements = {
       insert: db.prepare(
         `INSERT INTO messages (topic, key, id, type, data, metadata, published_at)
@@ -116,8 +126,15 @@ export class EmbeddedEventBus implements EventBus {
       ),
       processed: db.prepare<[string, string], { id: string }>('SELECT id FROM processed_messages WHERE group_name = ? AND id = ?'),
       markProcessed: db.prepare('INSERT OR IGNORE INTO processed_messages (group_name, id) VALUES (?, ?)'),
-      subscribed: db.prepare('INSERT OR IGNORE INTO consumer_offsets (group_name, topic, committed) VALUES (?, ?, 0)'),
-      consumedTopics: db.prepare<[], { topic: string; groups: string; upTo: number }>('SELECT topic, json_group_array(group_name) AS groups, MIN(committed) AS upTo FROM consumer_offsets GROUP BY topic'),
+      subscribed: db.prepare<[string, string, string]>(
+        `INSERT INTO consumer_offsets (group_name, topic, committed, seen_at) VALUES (?, ?, 0, ?)
+         ON CONFLICT (group_name, topic) DO UPDATE SET seen_at = excluded.seen_at`,
+      ),
+      seen: db.prepare<[string, string, string]>('UPDATE consumer_offsets SET seen_at = ? WHERE group_name = ? AND topic = ?'),
+      // up to where every group a process consumed with since `before` has processed each topic (null: none has)
+      consumedTopics: db.prepare<[string], { topic: string; groups: string; upTo: number | null }>(
+        'SELECT topic, json_group_array(group_name) AS groups, MIN(CASE WHEN seen_at >= ? THEN committed END) AS upTo FROM consumer_offsets GROUP BY topic',
+      ),
       prunableUpTo: db.prepare<[string, number, string, number], { seq: number | null }>(
         'SELECT MAX(seq) AS seq FROM (SELECT seq FROM messages WHERE topic = ? AND seq <= ? AND published_at < ? ORDER BY seq LIMIT ?)',
       ),
@@ -127,6 +144,9 @@ export class EmbeddedEventBus implements EventBus {
     this.statements = statements;
     // a message goes with every group's record of having processed it: a copy published again
     // after it (the outbox relay after a crash) comes within seconds, not after the retention
+    this.markSeen = db.transaction((now: string, loops: TopicLoop[]) => {
+      for (const loop of loops) statements.seen.run(now, loop.group, loop.topic);
+    });
     this.pruneTopic = db.transaction((topic: string, groups: string[], upTo: number) => {
       for (const group of groups) statements.forgetProcessed.run(group, topic, upTo);
       return statements.deleteMessages.run(topic, upTo).changes;
@@ -155,16 +175,24 @@ export class EmbeddedEventBus implements EventBus {
    * Removes the messages every consumer group of their topic has processed, published longer
    * than the retention ago, PRUNED_AT_ONCE at a time with the other work of the process in
    * between, so that it keeps up with the messages arriving; a topic no group consumes (a
-   * dead-letter topic) keeps everything. Resolves with how many went. (The timer calls it.)
+   * dead-letter topic) keeps everything. A group no process has consumed with for the
+   * retention holds nothing back (as Kafka's retention does not wait for it either): coming
+   * back, it goes on from its offset, past what was removed meanwhile. Resolves with how many
+   * went. (The timer calls it.)
    */
   prune(now = Date.now()): Promise<number> {
-    this.pruningPass ??= this.prunePass(new Date(now - this.settings.retentionMs).toISOString()).finally(() => (this.pruningPass = undefined));
+    this.pruningPass ??= this.prunePass(new Date(now).toISOString(), new Date(now - this.settings.retentionMs).toISOString()).finally(() => (this.pruningPass = undefined));
     return this.pruningPass;
   }
 
-  private async prunePass(before: string): Promise<number> {
+  private async prunePass(now: string, before: string): Promise<number> {
+    // the groups consuming in this process are seen now; one that no process has consumed with
+    // since `before` (a module that no longer follows a topic, under a name it no longer uses)
+    // would otherwise keep its topic's messages for good
+    this.markSeen(now, [...this.loops]);
     let removed = 0;
-    for (const { topic, groups, upTo } of this.statements.consumedTopics.all()) {
+    for (const { topic, groups, upTo } of this.statements.consumedTopics.all(before)) {
+      if (upTo === null) continue;
       const groupNames = JSON.parse(groups) as string[];
       for (;;) {
         const last = this.statements.prunableUpTo.get(topic, upTo, before, PRUNED_AT_ONCE)?.seq;
@@ -229,7 +257,7 @@ export class EmbeddedEventBus implements EventBus {
     const { retry, batchSize } = this.settings;
     let stopped = false;
     // a group holds back the retention from the moment it subscribes (see prune), not from its first commit
-    this.statements.subscribed.run(group, topic);
+    this.statements.subscribed.run(group, topic, new Date().toISOString());
     let committed = this.statements.committed.get(group, topic)!.committed;
 
     /** runs the handler until it succeeds or runs out of attempts; undefined when stopped first */

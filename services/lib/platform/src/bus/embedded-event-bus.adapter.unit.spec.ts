@@ -180,6 +180,49 @@ describe('embedded bus retention', () => {
     }
   });
 
+  it('lets a group no process has consumed with for the retention hold nothing back, and one that comes back go on from its offset', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'packyard-bus-'));
+    const file = embeddedBusFile(dataDir);
+    const settings = { ...defaultEmbeddedBusSettings, pollIntervalMs: 10, retentionMs: 60_000 };
+    let bus = EmbeddedEventBus.open(file, settings);
+    try {
+      const seen: string[] = [];
+      await bus.subscribe({ group: 'live', topics: ['t'] }, async (message) => void seen.push(message.id));
+      // a group a module no longer uses: it processed nothing, and nothing consumes with it now
+      await (await bus.subscribe({ group: 'retired', topics: ['t'], maxAttempts: 1_000 }, async () => Promise.reject(new Error('not yet')))).stop();
+      await bus.publish('t', [happened('a'), happened('b')]);
+      await waitFor('the live group past b', async () => (seen.length === 2 ? true : undefined), { timeoutMs: 5_000 });
+      // within the retention of its last consumption it still holds its topic back
+      expect(await bus.prune(Date.now() + 30_000)).toBe(0);
+      // past it, the messages every live group processed go
+      expect(await bus.prune(Date.now() + 61_000)).toBe(2);
+      expect(rows(dataDir, "SELECT COUNT(*) FROM messages WHERE topic = 't'")).toEqual([0]);
+      await bus.close();
+
+      // a file from before groups were seen: every group counts as seen when it is opened
+      const old = new Database(file);
+      old.exec(`
+        CREATE TABLE offsets_before (group_name TEXT NOT NULL, topic TEXT NOT NULL, committed INTEGER NOT NULL, PRIMARY KEY (group_name, topic));
+        INSERT INTO offsets_before SELECT group_name, topic, committed FROM consumer_offsets;
+        DROP TABLE consumer_offsets;
+        ALTER TABLE offsets_before RENAME TO consumer_offsets;
+      `);
+      old.close();
+      bus = EmbeddedEventBus.open(file, settings);
+      expect(rows(dataDir, 'SELECT COUNT(*) FROM consumer_offsets WHERE seen_at IS NOT NULL')).toEqual([2]);
+      await bus.publish('t', [happened('c')]);
+
+      // the retired group comes back: it goes on from its offset, a and b gone meanwhile
+      const again: string[] = [];
+      await bus.subscribe({ group: 'retired', topics: ['t'] }, async (message) => void again.push(message.id));
+      await waitFor('the retired group back at c', async () => (again.length === 1 ? true : undefined), { timeoutMs: 5_000 });
+      expect(again).toEqual(['c']);
+    } finally {
+      await bus.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('removes a backlog larger than one transaction in one pass', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'packyard-bus-'));
     const bus = EmbeddedEventBus.open(embeddedBusFile(dataDir), { ...defaultEmbeddedBusSettings, pollIntervalMs: 10, batchSize: 1_000, retentionMs: 1 });

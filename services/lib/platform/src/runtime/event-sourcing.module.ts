@@ -18,7 +18,7 @@ export const BUS_SETTINGS = defineSettings(
     kafkaBrokers: text('KAFKA_BROKERS', undefined, 'comma-separated Kafka brokers (BUS=kafka)'),
     kafkaSessionTimeoutMs: integer('KAFKA_SESSION_TIMEOUT_MS', 30_000, 'how long a consumer group waits for a member that stopped (a crash) before it moves its partitions; a restarted process serves at once, and its consumers get their partitions after that (BUS=kafka)', 1),
     kafkaMaxWaitMs: integer('KAFKA_MAX_WAIT_MS', 5_000, 'longest a fetch waits at the broker for new messages (BUS=kafka)', 1),
-    busRetentionHours: integer('BUS_RETENTION_HOURS', 168, 'how long the embedded bus keeps a message once every consumer group has processed it, then removes it (BUS=embedded; Kafka keeps its topics\' own retention)', 1),
+    busRetentionHours: integer('BUS_RETENTION_HOURS', 168, 'how long the embedded bus keeps a message once every consumer group has processed it, then removes it; a group no process has consumed with for that long holds nothing back (BUS=embedded; Kafka keeps its topics\' own retention)', 1),
   },
   (values) => (values.bus === 'kafka' && !values.kafkaBrokers ? ['BUS=kafka needs KAFKA_BROKERS'] : []),
 );
