@@ -100,14 +100,16 @@ export const deliveryModule = defineModule({
       verdicts.revoke(tokenId);
       workers?.revoke(tokenId);
     };
+    const catalogProjection = deliveryProjection(onChange);
+    const tokenHashes = tokenHashesProjection(revoked);
     // delivery's log held no token events before it kept the token hashes
-    await startProjectionWhere(stores.readModels, tokenHashesProjection().name, deliveryProjection().name);
+    await startProjectionWhere(stores.readModels, tokenHashes.name, catalogProjection.name);
     const es = await startEventSourcing({
       module: 'delivery',
       stores,
       bus,
       logger: ctx.logger,
-      projections: [deliveryProjection(onChange), tokenHashesProjection(revoked)],
+      projections: [catalogProjection, tokenHashes],
       reactions: inboxReactions(stores.events),
       consumerGroup: consumerGroupOf(settings.replicaId, ctx.settings(BUS_SETTINGS).bus === 'kafka'),
       fail: ctx.fail,

@@ -130,7 +130,8 @@ export class EmbeddedEventBus implements EventBus {
         `INSERT INTO consumer_offsets (group_name, topic, committed, seen_at) VALUES (?, ?, 0, ?)
          ON CONFLICT (group_name, topic) DO UPDATE SET seen_at = excluded.seen_at`,
       ),
-      seen: db.prepare<[string, string, string]>('UPDATE consumer_offsets SET seen_at = ? WHERE group_name = ? AND topic = ?'),
+      // only a mark older than half the retention is written again: an idle program's passes write nothing
+      seen: db.prepare<[string, string, string, string]>('UPDATE consumer_offsets SET seen_at = ? WHERE group_name = ? AND topic = ? AND seen_at < ?'),
       // up to where every group a process consumed with since `before` has processed each topic (null: none has)
       consumedTopics: db.prepare<[string], { topic: string; groups: string; upTo: number | null }>(
         'SELECT topic, json_group_array(group_name) AS groups, MIN(CASE WHEN seen_at >= ? THEN committed END) AS upTo FROM consumer_offsets GROUP BY topic',
@@ -142,11 +143,11 @@ export class EmbeddedEventBus implements EventBus {
       deleteMessages: db.prepare('DELETE FROM messages WHERE topic = ? AND seq <= ?'),
     };
     this.statements = statements;
+    this.markSeen = db.transaction((now: string, staleAfter: string, loops: TopicLoop[]) => {
+      for (const loop of loops) statements.seen.run(now, loop.group, loop.topic, staleAfter);
+    });
     // a message goes with every group's record of having processed it: a copy published again
     // after it (the outbox relay after a crash) comes within seconds, not after the retention
-    this.markSeen = db.transaction((now: string, loops: TopicLoop[]) => {
-      for (const loop of loops) statements.seen.run(now, loop.group, loop.topic);
-    });
     this.pruneTopic = db.transaction((topic: string, groups: string[], upTo: number) => {
       for (const group of groups) statements.forgetProcessed.run(group, topic, upTo);
       return statements.deleteMessages.run(topic, upTo).changes;
@@ -181,15 +182,16 @@ export class EmbeddedEventBus implements EventBus {
    * went. (The timer calls it.)
    */
   prune(now = Date.now()): Promise<number> {
-    this.pruningPass ??= this.prunePass(new Date(now).toISOString(), new Date(now - this.settings.retentionMs).toISOString()).finally(() => (this.pruningPass = undefined));
+    this.pruningPass ??= this.prunePass(now).finally(() => (this.pruningPass = undefined));
     return this.pruningPass;
   }
 
-  private async prunePass(now: string, before: string): Promise<number> {
+  private async prunePass(now: number): Promise<number> {
+    const before = new Date(now - this.settings.retentionMs).toISOString();
     // the groups consuming in this process are seen now; one that no process has consumed with
     // since `before` (a module that no longer follows a topic, under a name it no longer uses)
     // would otherwise keep its topic's messages for good
-    this.markSeen(now, [...this.loops]);
+    this.markSeen(new Date(now).toISOString(), new Date(now - this.settings.retentionMs / 2).toISOString(), [...this.loops]);
     let removed = 0;
     for (const { topic, groups, upTo } of this.statements.consumedTopics.all(before)) {
       if (upTo === null) continue;
