@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PrivateKey } from 'openpgp';
 import { publicKeyFiles } from '@packyard/formats';
-import { clearsign, detachSign, generateRepositoryKey, readPrivateKey, type GeneratedRepositoryKey } from './index';
+import { clearsign, detachSign, generateRepositoryKey, readSigningKey, type GeneratedRepositoryKey, type SigningKey } from './index';
 
 // The verifiers are the real ones clients run: gpgv with a binary keyring (what apt does
 // with signed-by=) and gpg --verify on repomd.xml.asc (what dnf and zypper do).
@@ -40,13 +39,13 @@ const release = [
 describe('repository metadata signatures', () => {
   let dir: string;
   let generated: GeneratedRepositoryKey;
-  let key: PrivateKey;
+  let key: SigningKey;
   let keyring: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'packyard-signing-'));
     generated = await generateRepositoryKey({ name: 'Packyard acme/tools', email: 'signing@packyard.invalid' });
-    key = await readPrivateKey(generated.privateKeyArmored);
+    key = await readSigningKey(generated.privateKeyArmored);
     keyring = join(dir, 'tools.gpg');
     await writeFile(keyring, (await publicKeyFiles([generated.publicKeyArmored])).binary);
   });
@@ -63,10 +62,10 @@ describe('repository metadata signatures', () => {
   });
 
   it('produces InRelease and Release.gpg for the same bytes that gpgv accepts with the binary keyring', async () => {
-    const inRelease = await clearsign(release, key);
+    const inRelease = await clearsign(release, [key]);
     await writeFile(join(dir, 'InRelease'), inRelease);
     await writeFile(join(dir, 'Release'), release);
-    await writeFile(join(dir, 'Release.gpg'), await detachSign(new TextEncoder().encode(release), key, { armor: false }));
+    await writeFile(join(dir, 'Release.gpg'), await detachSign(new TextEncoder().encode(release), [key], { armor: false }));
 
     expect(inRelease).toMatch(/^-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nOrigin: acme\n/);
     expect(inRelease).not.toContain('\r');
@@ -80,10 +79,10 @@ describe('repository metadata signatures', () => {
   });
 
   it('rejects InRelease and Release whose content changed by one byte', async () => {
-    const inRelease = await clearsign(release, key);
+    const inRelease = await clearsign(release, [key]);
     await writeFile(join(dir, 'InRelease.tampered'), inRelease.replace('Suite: bookworm', 'Suite: bookwork'));
     await writeFile(join(dir, 'Release.tampered'), release.replace('1000', '1001'));
-    await writeFile(join(dir, 'Release.gpg'), await detachSign(new TextEncoder().encode(release), key, { armor: false }));
+    await writeFile(join(dir, 'Release.gpg'), await detachSign(new TextEncoder().encode(release), [key], { armor: false }));
 
     expect(await verifies('gpgv', ['--keyring', keyring, join(dir, 'InRelease.tampered')])).toBe(false);
     expect(await verifies('gpgv', ['--keyring', keyring, join(dir, 'Release.gpg'), join(dir, 'Release.tampered')])).toBe(false);
@@ -96,7 +95,7 @@ describe('repository metadata signatures', () => {
       // CRLF and trailing spaces must survive: a text-mode signature would not cover them.
       const repomd = new TextEncoder().encode('<?xml version="1.0" encoding="UTF-8"?>\r\n<repomd>  \n<revision>1</revision>\n</repomd>\n');
       await writeFile(join(dir, 'repomd.xml'), repomd);
-      await writeFile(join(dir, 'repomd.xml.asc'), await detachSign(repomd, key, { armor: true }));
+      await writeFile(join(dir, 'repomd.xml.asc'), await detachSign(repomd, [key], { armor: true }));
       await writeFile(join(dir, 'public.asc'), generated.publicKeyArmored);
       await run('gpg', ['--batch', '--import', join(dir, 'public.asc')], { env });
 
@@ -113,10 +112,10 @@ describe('repository metadata signatures', () => {
 
   it('signs a 2 KB Release quickly enough to do on every publish with a cached key', async () => {
     const twoKilobytes = release.padEnd(2048, '#');
-    await clearsign(twoKilobytes, key); // warm-up
+    await clearsign(twoKilobytes, [key]); // warm-up
     const started = performance.now();
     const rounds = 10;
-    for (let i = 0; i < rounds; i++) await clearsign(twoKilobytes, key);
+    for (let i = 0; i < rounds; i++) await clearsign(twoKilobytes, [key]);
     const perSignatureMs = (performance.now() - started) / rounds;
     console.info(`clearsign of 2 KB Release: ${perSignatureMs.toFixed(1)} ms`);
     expect(perSignatureMs).toBeLessThan(250);

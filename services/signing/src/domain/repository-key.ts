@@ -1,12 +1,13 @@
 import * as openpgp from 'openpgp';
+import { SigningKey } from './signing-key';
 
 // Every repository has its own signing key. RSA-4096 is the default on purpose: EL7's gpg
 // cannot verify Ed25519 at all, and RFC 9580 (v6) Ed25519 keys are rejected by gpgv and
 // apt 2.6; RSA-4096 verifies everywhere apt, dnf, yum and zypper run. The price is time:
 // generating one takes 3–7 s here, so callers generate once and keep the key.
 
-/** SHA-512 for every self-signature and data signature: no client we target lacks it. */
-export const SIGNING_CONFIG: openpgp.PartialConfig = { preferredHashAlgorithm: openpgp.enums.hash.sha512 };
+/** SHA-512 for the key's self-signatures (its data signatures too: metadata-signature.ts): no client we target lacks it. */
+const SIGNING_CONFIG: openpgp.PartialConfig = { preferredHashAlgorithm: openpgp.enums.hash.sha512 };
 
 export interface RepositoryKeyIdentity {
   name: string;
@@ -43,7 +44,7 @@ export async function generateRepositoryKey(identity: RepositoryKeyIdentity, opt
   };
 }
 
-/** Parses an unencrypted armored private key (the caller has already decrypted it at rest). */
-export function readPrivateKey(armored: string): Promise<openpgp.PrivateKey> {
-  return openpgp.readPrivateKey({ armoredKey: armored });
+/** Parses an unencrypted armored private key (the caller has already decrypted it at rest), ready to sign. */
+export async function readSigningKey(armored: string): Promise<SigningKey> {
+  return SigningKey.of(await openpgp.readPrivateKey({ armoredKey: armored }));
 }

@@ -3,11 +3,10 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PrivateKey } from 'openpgp';
 import { parseRpm, signRpmHeaders } from '@packyard/formats';
 import { buildRpm } from '@packyard/testing/packages/rpm.builder';
 import { runChecked, runCommand } from '@packyard/testing/clients/run-command';
-import { generateRepositoryKey, readPrivateKey, signRpmHeader, type GeneratedRepositoryKey } from './index';
+import { generateRepositoryKey, readSigningKey, signRpmHeader, type GeneratedRepositoryKey, type SigningKey } from './index';
 
 // The verifier is rpm itself: `rpm -K` with the repository key imported into an rpm
 // database, which is what dnf's gpgcheck=1 asks rpm to do for every package.
@@ -15,14 +14,14 @@ import { generateRepositoryKey, readPrivateKey, signRpmHeader, type GeneratedRep
 describe('rpm header signatures', () => {
   let dir: string;
   let generated: GeneratedRepositoryKey;
-  let key: PrivateKey;
+  let key: SigningKey;
   let trusting: string;
   let empty: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'packyard-rpmsign-'));
     generated = await generateRepositoryKey({ name: 'Packyard acme/tools', email: 'signing@packyard.invalid' });
-    key = await readPrivateKey(generated.privateKeyArmored);
+    key = await readSigningKey(generated.privateKeyArmored);
     await writeFile(join(dir, 'key.asc'), generated.publicKeyArmored);
     trusting = join(dir, 'trusting-db');
     empty = join(dir, 'empty-db');

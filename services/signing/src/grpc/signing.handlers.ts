@@ -71,7 +71,7 @@ export function signingHandlers(
       // a signature over anything but an rpm header would be a signing oracle for other formats
       if (!RPM_HEADER_MAGIC.equals(request.header.subarray(0, 4))) throw invalid('PACKYARD_SIGNING_NOT_AN_RPM_HEADER', 'The data to sign is not an rpm header');
       const { current } = await keys.keys(request.repositoryId);
-      return { signature: Buffer.from(await signRpmHeader(request.header, current.privateKey)), keyFingerprint: current.fingerprint };
+      return { signature: Buffer.from(await signRpmHeader(request.header, current.key)), keyFingerprint: current.fingerprint };
     },
 
     async listKeys(request, { caller }) {

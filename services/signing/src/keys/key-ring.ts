@@ -1,16 +1,16 @@
-import { readKey, type PrivateKey } from 'openpgp';
+import { readKey } from 'openpgp';
 import { ConcurrencyError, conflict, handleCommand, loadAggregate, notFound, PackyardError, type EventStore } from '@packyard/platform';
 import type { SecretBox } from '@packyard/platform/crypto/index';
-import { generateRepositoryKey, readPrivateKey, type RepositoryKeyIdentity } from '../domain';
+import { generateRepositoryKey, readSigningKey, type RepositoryKeyIdentity, type SigningKey } from '../domain';
 import { signingFingerprints, signingKeyDecider, type SigningKeyState, type StoredKey } from './signing-key.decider';
 import { isSigningKeyIntegrationEvent, signingKeyStream } from './signing-key.events';
 
 /** what signing a repository's files needs, as its key stream says now */
 export interface RepositoryKeys {
   /** signs uploaded packages and is named as the repository's key */
-  current: { privateKey: PrivateKey; fingerprint: string };
+  current: { key: SigningKey; fingerprint: string };
   /** sign metadata: the current key, and the previous one while both sign */
-  metadataSigners: PrivateKey[];
+  metadataSigners: SigningKey[];
   /** every key the repository has had, newest first: all are served, for packages they signed */
   keys: StoredKey[];
   previous?: { fingerprint: string; overlapUntil: string };
@@ -41,7 +41,7 @@ const defaultIdentity = (repositoryId: string): RepositoryKeyIdentity => ({
  * the unlocked keys are kept per fingerprint (a fingerprint's key never changes).
  */
 export class KeyRing {
-  private readonly unlocked = new Map<string, Promise<PrivateKey>>();
+  private readonly unlocked = new Map<string, Promise<SigningKey>>();
   private readonly generating = new Map<string, Promise<void>>();
   private readonly rolling = new Set<string>();
 
@@ -122,7 +122,7 @@ export class KeyRing {
     const byFingerprint = new Map(state.keys.map((key) => [key.fingerprint, key]));
     const signers = await Promise.all(signingFingerprints(state).map((fingerprint) => this.unlock(repositoryId, byFingerprint.get(fingerprint)!)));
     return {
-      current: { privateKey: signers[0], fingerprint: state.keys[0].fingerprint },
+      current: { key: signers[0], fingerprint: state.keys[0].fingerprint },
       metadataSigners: signers,
       keys: state.keys,
       ...(state.previous ? { previous: state.previous } : {}),
@@ -164,10 +164,10 @@ export class KeyRing {
     return { name: user?.name ?? 'Packyard repository', email: user?.email ?? 'signing@packyard.invalid' };
   }
 
-  private unlock(repositoryId: string, key: StoredKey): Promise<PrivateKey> {
+  private unlock(repositoryId: string, key: StoredKey): Promise<SigningKey> {
     let cached = this.unlocked.get(key.fingerprint);
     if (!cached) {
-      cached = readPrivateKey(this.box.open(key.sealedPrivateKey, repositoryId).toString('utf8'));
+      cached = readSigningKey(this.box.open(key.sealedPrivateKey, repositoryId).toString('utf8'));
       this.unlocked.set(key.fingerprint, cached);
       cached.catch(() => this.unlocked.delete(key.fingerprint));
     }
