@@ -14,25 +14,38 @@ interface Block {
   readonly gzipped: Buffer;
 }
 
+/** a block as kept: with the keys of the pieces it was made of */
+interface KeptBlock extends Block {
+  readonly keys: readonly string[];
+}
+
 /**
  * Compressed blocks of earlier builds, so that one more package recompresses one block and
  * not a 7 MB index. Holds what the builds since the last `sweep` used; a sweep after each
- * publication drops the rest.
+ * publication drops the rest. A block is found by its file and first key, then checked
+ * piece by piece: no key naming all of its pieces is built and hashed (at 100,000
+ * packages that was megabytes of strings per build).
  */
 export class GzipBlockCache {
-  private blocks = new Map<string, Block>();
-  private used = new Map<string, Block>();
+  private blocks = new Map<string, KeptBlock>();
+  private used = new Map<string, KeptBlock>();
   /** the digests of the files made of these blocks, resumable after the blocks they share with the last build */
   readonly digests = new PartDigests();
 
-  get(id: string): Block | undefined {
+  /** the block made before of these very pieces (the same keys in the same order) in the file `label` */
+  get(label: string, pieces: readonly IndexPiece[]): Block | undefined {
+    const id = blockId(label, pieces);
     const block = this.used.get(id) ?? this.blocks.get(id);
-    if (block) this.used.set(id, block);
+    if (!block || block.keys.length !== pieces.length || !block.keys.every((key, index) => key === pieces[index].key)) return undefined;
+    this.used.set(id, block);
     return block;
   }
 
-  set(id: string, block: Block): void {
-    this.used.set(id, block);
+  /** keeps the block made of these pieces; the next build's `get` hands back the object this returns */
+  set(label: string, pieces: readonly IndexPiece[], block: Block): Block {
+    const kept = { ...block, keys: pieces.map((piece) => piece.key) };
+    this.used.set(blockId(label, pieces), kept);
+    return kept;
   }
 
   sweep(): void {
@@ -40,6 +53,9 @@ export class GzipBlockCache {
     this.used = new Map();
   }
 }
+
+/** keys are unique within a file, so no two of its blocks start with the same one */
+const blockId = (label: string, pieces: readonly IndexPiece[]) => `${label}\n${pieces[0].key}`;
 
 /** on average a block ends every this many pieces… */
 const BLOCK_SPREAD = 256;
@@ -69,13 +85,11 @@ export async function gzipInBlocks(label: string, pieces: readonly IndexPiece[],
   }
   return Promise.all(
     ranges.map(async (range) => {
-      const id = `${label}\n${range.map((piece) => piece.key).join('\n')}`;
-      const cached = cache?.get(id);
+      const cached = cache?.get(label, range);
       if (cached) return cached;
       const plain = Buffer.from(range.map((piece) => piece.text).join(''), 'utf8');
       const block = { plain, gzipped: await gzip(plain) };
-      cache?.set(id, block);
-      return block;
+      return cache ? cache.set(label, range, block) : block;
     }),
   );
 }
