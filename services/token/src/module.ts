@@ -11,7 +11,7 @@ import { repositoryEventsReaction } from './reactions/repository-events.reaction
 import { userDeletedReaction } from './reactions/user-deleted.reaction';
 import { accessTokenDecider } from './tokens/access-token.decider';
 import { createTokenValidator } from './tokens/token-validator';
-import { accessTokenStream, isIntegration } from './tokens/token.events';
+import { accessTokenStream, integrationData, isIntegration } from './tokens/token.events';
 
 const projections = [tokenHashesProjection, tokensProjection];
 
@@ -37,6 +37,7 @@ export const tokenModule = defineModule({
         userDeletedReaction(stores.events, stores.readModels),
         filesServedReaction(stores.events),
       ],
+      integrationData,
       fail: ctx.fail,
     });
     ctx.use(httpServerModule).addReadinessCheck('token', es.ready);

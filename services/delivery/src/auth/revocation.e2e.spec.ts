@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { embeddedBusFile, sqliteEventStoreFile } from '@packyard/platform';
 import { registerUser, type ApiSession } from '@packyard/testing/api-session';
 import { runCommand } from '@packyard/testing/clients/run-command';
 import { freePort, startPackyard, type RunningPackyard } from '@packyard/testing';
@@ -69,6 +71,31 @@ describe('revocation on the apt/yum edge', () => {
     const ms = await revocationLatency(basic(token.token), async () => (await alice.call('DELETE', `/tokens/${token.id}`)).status);
     console.log(`account access token: revoke → first 401 in ${ms.toFixed(0)} ms`);
     expect(ms).toBeLessThan(1000);
+  });
+});
+
+describe('what the edge holds of a token', () => {
+  it('learns a new token by its hash: neither its inbox nor the bus carries the sealed value only the token module opens', async () => {
+    const { id: tokenId, token } = (await alice.call('POST', `/repos/${repoId}/tokens`, { name: 'sealed-probe' })).body;
+    for (const deadline = Date.now() + 10_000; (await edge(basic(token))) !== 200; await new Promise((r) => setTimeout(r, 50))) {
+      if (Date.now() > deadline) throw new Error('the new token was not served in time');
+    }
+    const created = (file: string, sql: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare<[], { data: string }>(sql).all().map((row) => JSON.parse(row.data) as Record<string, unknown>);
+      } finally {
+        db.close();
+      }
+    };
+    const inDelivery = created(sqliteEventStoreFile(dataDir, 'delivery'), "SELECT data FROM events WHERE type = 'RepoTokenCreated'");
+    const onBus = created(embeddedBusFile(dataDir), "SELECT data FROM messages WHERE type = 'RepoTokenCreated'");
+    for (const copies of [inDelivery, onBus]) {
+      expect(copies.find((data) => data.name === 'sealed-probe')).toMatchObject({ name: 'sealed-probe', valueHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(copies.filter((data) => 'sealedValue' in data)).toEqual([]);
+    }
+    // the token module still reveals it to its owner
+    expect((await alice.call('GET', `/repos/${repoId}/tokens/${tokenId}/reveal`)).body).toEqual({ token });
   });
 });
 

@@ -1,4 +1,5 @@
-import type { DomainEvent } from '@packyard/platform';
+import type { DomainEvent, RecordedEvent } from '@packyard/platform';
+import { RepoTokenCreated as RepoTokenCreatedMessage } from '@packyard/proto/packyard/token/v1/events';
 import type {
   AccessTokenCreated as AccessTokenCreatedData,
   AccessTokenRevoked as AccessTokenRevokedData,
@@ -23,3 +24,14 @@ export const accessTokenStream = (tokenId: string) => `access_token-${tokenId}`;
 
 /** creations and revocations are integration events; a token's use and reveals stay in this module */
 export const isIntegration = (event: { type: string }) => event.type !== 'AccessTokenUsed' && event.type !== 'RepoTokenRevealed';
+
+/**
+ * What other modules receive of a token event: a repository token's creation without its
+ * sealed value, which only this module opens (to reveal the token to its owner). The edge
+ * needs the value's hash, the audit log the name; a copy of the sealed value in their logs
+ * (and on the bus, kept for its retention) would be one more place a master key's leak opens.
+ */
+export function integrationData(event: RecordedEvent): unknown {
+  if (event.type !== 'RepoTokenCreated') return event.data;
+  return RepoTokenCreatedMessage.toJSON({ ...RepoTokenCreatedMessage.fromJSON(event.data), sealedValue: '' });
+}

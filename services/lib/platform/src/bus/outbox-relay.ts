@@ -15,14 +15,19 @@ export interface OutboxRelayOptions {
   topic: string;
   /** checkpoint name; one relay per event store */
   name?: string;
+  /**
+   * what other modules receive of an integration event (default: its data as recorded): a
+   * module leaves out what stays its own, as the token module does with a token's sealed value
+   */
+  integrationData?: (event: RecordedEvent) => unknown;
 }
 
 /** The bus message for an integration event: keyed by its stream (`<aggregate>-<id>`), so per-aggregate order holds. */
-export const toBusMessage = (event: RecordedEvent): BusMessage => ({
+export const toBusMessage = (event: RecordedEvent, data: unknown): BusMessage => ({
   id: event.id,
   type: event.type,
   key: event.stream,
-  data: event.data,
+  data,
   metadata: { ...event.metadata, stream: event.stream, version: event.version, recordedAt: event.recordedAt },
 });
 
@@ -33,7 +38,7 @@ export const toBusMessage = (event: RecordedEvent): BusMessage => ({
  * consumers drop the duplicate by event id.
  */
 export async function runOutboxRelay(
-  { store, bus, checkpoints, topic, name = 'outbox-relay' }: OutboxRelayOptions,
+  { store, bus, checkpoints, topic, name = 'outbox-relay', integrationData = (event) => event.data }: OutboxRelayOptions,
   options: SubscribeOptions = {},
 ): Promise<{ stop(): Promise<void> }> {
   const from = await checkpoints.getCheckpoint(name);
@@ -41,7 +46,7 @@ export async function runOutboxRelay(
   return store.subscribeInBatches(
     from,
     async (events) => {
-      await bus.publish(topic, events.filter((event) => event.integration).map(toBusMessage));
+      await bus.publish(topic, events.filter((event) => event.integration).map((event) => toBusMessage(event, integrationData(event))));
       await checkpoints.setCheckpoint(name, events.at(-1)!.position);
     },
     options,

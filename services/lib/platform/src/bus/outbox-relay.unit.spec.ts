@@ -51,3 +51,20 @@ it('relays only integration events, keyed by stream, and resumes after its check
   expect(received.map((m) => m.type)).toEqual(['PackageUploaded', 'PackageDeleted']);
   expect(await checkpoints.getCheckpoint('outbox-relay')).toBe(3);
 });
+
+it('sends other modules what the module tells them of an event, and keeps the event as recorded', async () => {
+  const received: BusMessage[] = [];
+  await bus.subscribe({ group: 'delivery', topics: [topic] }, async (m) => void received.push(m));
+  const created: NewEvent = { id: crypto.randomUUID(), type: 'RepoTokenCreated', data: { tokenId: 't1', sealedValue: 'sealed', valueHash: 'h1' }, integration: true };
+  await store.append('repo_token-t1', 'NO_STREAM', [created]);
+
+  const withoutSealedValue = (recorded: { data: unknown }) => {
+    const { sealedValue: _, ...rest } = recorded.data as Record<string, unknown>;
+    return rest;
+  };
+  const relay = await runOutboxRelay({ store, bus, checkpoints, topic, integrationData: withoutSealedValue });
+  await until(() => received.length === 1);
+  await relay.stop();
+  expect(received[0].data).toEqual({ tokenId: 't1', valueHash: 'h1' });
+  expect((await store.readStream('repo_token-t1'))[0].data).toEqual({ tokenId: 't1', sealedValue: 'sealed', valueHash: 'h1' });
+});

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { createEventBus } from '../bus/event-bus.factory';
 import type { BusMessage, Consumer, EventBus } from '../bus/event-bus.port';
 import { topicOf } from '../bus/event-bus.port';
-import { runOutboxRelay } from '../bus/outbox-relay';
+import { runOutboxRelay, type OutboxRelayOptions } from '../bus/outbox-relay';
 import { createEventStore, type StoreOptions } from '../eventsourcing/event-store.factory';
 import type { EventStore, RecordedEvent } from '../eventsourcing/event-store.port';
 import { recordInbox, recordInboxEach } from '../eventsourcing/inbox';
@@ -122,6 +122,8 @@ export async function startEventSourcing(options: {
    * work); a replica that keeps its own read model of every event names its own group
    */
   consumerGroup?: string;
+  /** what other modules receive of an integration event (see OutboxRelayOptions) */
+  integrationData?: OutboxRelayOptions['integrationData'];
   /** the module's `ctx.fail`: called once processing has failed EVENT_PROCESSING_ATTEMPTS times in a row */
   fail: (error: unknown) => void;
   attempts?: number;
@@ -136,7 +138,7 @@ export async function startEventSourcing(options: {
   for (const projection of options.projections) {
     running.set(projection.name, await runProjection({ ...projection, store: stores.events, readModels: stores.readModels }, { onError }));
   }
-  const relay = await runOutboxRelay({ store: stores.events, bus, checkpoints: stores.readModels, topic: topicOf(module) }, { onError });
+  const relay = await runOutboxRelay({ store: stores.events, bus, checkpoints: stores.readModels, topic: topicOf(module), integrationData: options.integrationData }, { onError });
   const consumers: Consumer[] = [];
   consumers.push(
     ...(await Promise.all(
