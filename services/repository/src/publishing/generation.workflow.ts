@@ -3,12 +3,12 @@ import { Readable } from 'node:stream';
 import { handleCommand, loadAggregate, serviceCaller, type AggregateCache, type EventSourcing, type Fence, type PackyardClient } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { Advisory } from '@packyard/formats/recorded-distributions';
-import { Advisory as AdvisoryMessage } from '@packyard/proto/packyard/repository/v1/advisories';
 import { PublicationManifest, type IndexFile, type PublicationManifestRef } from '@packyard/proto/packyard/repository/v1/events';
 import type { SigningServiceDefinition, SignResponse } from '@packyard/proto/packyard/signing/v1/signing';
 import { ARMORED_KEY_FILE, KEYRING_FILE, mixedHash, type Distribution } from '@packyard/formats';
 import type { PublishablePackage } from '../packages/publishable-package';
 import { advisoriesFor, buildGeneration, IndexEntryCache, type BuildOptions, type BuiltGeneration, type PoolEntry } from './generation.builder';
+import { InputsDigests } from './inputs-digest';
 import { contentTypeOf, type PublishedRepository } from './publication-layout';
 import { publicationDecider, type PublicationCommand, type PublicationState } from './publication.decider';
 import { isPublicationIntegrationEvent, publicationStream, publicationStreamPrefix } from './publication.events';
@@ -45,6 +45,7 @@ export class GenerationWorkflow {
   private readonly signatures = new WeakMap<Signable, Promise<SignResponse>>();
   readonly entries = new IndexEntryCache();
   private readonly manifestParts = new ManifestParts();
+  private readonly inputs = new InputsDigests();
 
   constructor(private readonly options: GenerationWorkflowOptions) {}
 
@@ -65,7 +66,7 @@ export class GenerationWorkflow {
   ): Promise<{ generation: number; built: boolean }> {
     const stream = publicationStream(repository.id, target);
     const applying = repository.kind === 'RPM' ? advisoriesFor(target, advisories) : [];
-    const inputsDigest = inputsDigestOf(repository, target, packages, applying);
+    const inputsDigest = this.inputs.of(stream, repository, target, packages, applying);
     const current = await this.load(stream);
     if (!force && current.state.currentInputs === inputsDigest) return { generation: current.state.published[0].generation, built: false };
     const built = await buildGeneration(repository, target, packages, this.entries, date, applying, this.options.build);
@@ -308,27 +309,4 @@ class ManifestParts {
     }
     return known;
   }
-}
-
-/**
- * What the builders make of the same packages: raise it when a change to the builders
- * (a new index file, another field) must reach repositories whose packages did not change.
- * 2: RPM distributions publish their source packages' repository (SRPMS/, empty too), DEB
- * ones Sources indices (and debian-installer/debug ones once they hold such packages), and
- * .xz indices are written by liblzma (lzma-native).
- */
-const BUILDER_REVISION = 2;
-
-/**
- * SHA-256 over what a distribution's generation is made of: the builders' revision, the repository's layout and
- * names (they appear in Release and in URLs), every visible package (its id and bytes) and the advisories
- * applying to it (updateinfo.xml). The signing keys are not in it: a key change forces the next build instead.
- */
-export function inputsDigestOf(repository: PublishedRepository, target: Distribution, packages: readonly PublishablePackage[], advisories: readonly Advisory[]): string {
-  const hash = createHash('sha256');
-  hash.update(JSON.stringify([BUILDER_REVISION, repository.kind, repository.workspaceSlug, repository.name, repository.codename, repository.component, target.distro, target.version]));
-  for (const pkg of [...packages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) hash.update(`\n${pkg.id} ${pkg.sha256} ${pkg.distribution}`);
-  // as published: only the packages that apply to this distribution, in updateinfo's order
-  for (const advisory of advisories) hash.update(`\n${JSON.stringify(AdvisoryMessage.toJSON(advisory))}`);
-  return hash.digest('hex');
 }
