@@ -60,9 +60,16 @@ export function stanzaText(fields: ControlField[], rank: (field: ControlField) =
   return `${stanza}\n`;
 }
 
-// the length first: a build asks 100,000 entries 3 times, and lowercasing every field name before it was most of that
-const architectureOf = (entry: AptIndexEntry) =>
-  entry.control.find((field) => field.name.length === 12 && field.name.toLowerCase() === 'architecture')?.value;
+/** each entry's Architecture, found once: a build asks each of 100,000 entries three times, and the builders keep their entries from build to build */
+const architectures = new WeakMap<AptIndexEntry, string | undefined>();
+
+function architectureOf(entry: AptIndexEntry): string | undefined {
+  if (architectures.has(entry)) return architectures.get(entry);
+  // the length first: lowercasing every field name before it was most of a search
+  const architecture = entry.control.find((field) => field.name.length === 12 && field.name.toLowerCase() === 'architecture')?.value;
+  architectures.set(entry, architecture);
+  return architecture;
+}
 
 /**
  * The packages listed in `binary-<arch>`: that architecture's own plus every
