@@ -6,6 +6,7 @@ import type { BlobStore } from '@packyard/platform/blobs/index';
 import type { PublishedGeneration } from '@packyard/proto/packyard/repository/v1/publishing';
 import type { SigningServiceDefinition } from '@packyard/proto/packyard/signing/v1/signing';
 import { ADVISORIES, type AdvisoryDocument } from '../advisories/advisories.projection';
+import type { PublishablePackage } from '../packages/publishable-package';
 import { REPOSITORIES, type RepositoryDocument } from '../projections/repositories.projection';
 import { BuildScheduler, type BuildWork } from './build-scheduler';
 import { CACHED_REPOSITORIES, type BuildOptions } from './generation.builder';
@@ -48,8 +49,8 @@ export interface PublisherOptions {
 export class Publisher {
   private readonly scheduler: BuildScheduler;
   private readonly workflow: GenerationWorkflow;
-  /** the package ids of a repository when its last build (since this module started) completed, for the repositories built last */
-  private readonly published = new RecentlyUsed<string, Set<string>>(CACHED_REPOSITORIES);
+  /** the packages of a repository when its last build (since this module started) completed, for the repositories built last */
+  private readonly published = new RecentlyUsed<string, PackageIds>(CACHED_REPOSITORIES);
   private readonly waiters = new Map<string, Set<{ packageId: string; resolve: (published: boolean) => void }>>();
   /** repository → `distro/version` → the current generation as this publisher's last build found or made it */
   private readonly currentGenerations = new Map<string, Map<string, PublishedGeneration>>();
@@ -152,14 +153,25 @@ export class Publisher {
     });
     logger.debug({ repositoryId, distributions: targets.length, built, packages: packages.length, ms: Math.round(performance.now() - started) }, 'indices published');
     if (built > 0) this.options.onPublished?.(repository.kind, (performance.now() - started) / 1000);
-    const snapshot = new Set(packages.map((pkg) => pkg.id));
+    const snapshot = idsOf(packages);
     this.published.set(repositoryId, snapshot);
     this.resolveWaiters(repositoryId, snapshot);
   }
 
-  private resolveWaiters(repositoryId: string, published: ReadonlySet<string>): void {
+  private resolveWaiters(repositoryId: string, published: PackageIds): void {
     for (const waiter of this.waiters.get(repositoryId) ?? []) if (published.has(waiter.packageId)) waiter.resolve(true);
   }
+}
+
+/** whether a package was in a build */
+interface PackageIds {
+  has(packageId: string): boolean;
+}
+
+/** a build's package ids, made a set at the first question (a `?wait=published`): not 100,000 ids per build of a large repository */
+function idsOf(packages: readonly PublishablePackage[]): PackageIds {
+  let ids: Set<string> | undefined;
+  return { has: (packageId) => (ids ??= new Set(packages.map((pkg) => pkg.id))).has(packageId) };
 }
 
 const toPublishedRepository = (doc: RepositoryDocument): PublishedRepository => ({
