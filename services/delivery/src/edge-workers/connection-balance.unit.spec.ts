@@ -44,6 +44,11 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
   /** the main process's table: the other worker holds `other`; `current`: it holds this worker's last report */
   const table = (other: number, current = true) => ({ held: [0, other], reports: [current ? (reports.at(-1)?.[1] ?? 0) : -1, 0] });
   const turn = () => vi.advanceTimersByTime(1);
+  /** hears a table where the other worker holds `other`, then accepts `count` connections at once */
+  const burst = (count: number, other = 0) => {
+    balance.heard(table(other));
+    for (let i = 0; i < count; i++) balance.accepted(socket());
+  };
   /** keeps two while the other holds none, hears a table holding its count of them, then accepts a third */
   const acceptThirdOnCurrentTable = () => {
     balance.heard(table(0));
@@ -94,8 +99,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
   });
 
   it('in a burst, holds the connections it would give away unread until a table holds its count, then moves half of what that table shows per table', () => {
-    balance.heard(table(0));
-    for (let i = 0; i < 20; i++) balance.accepted(socket());
+    burst(20);
     expect([served.length, givenAway.length]).toEqual([2, 0]);
     turn();
     // the ones waiting count as its own
@@ -113,8 +117,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
   });
 
   it('keeps what is left waiting when the next table shows the other worker took more of the burst than the last one said', () => {
-    balance.heard(table(0));
-    for (let i = 0; i < 36; i++) balance.accepted(socket());
+    burst(36);
     turn();
     // the other worker's report of its own 30 is still on its way
     balance.heard(table(6));
@@ -126,8 +129,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
   });
 
   it('keeps the connections it held back when no table holding its count comes in time, and counts them', async () => {
-    balance.heard(table(0));
-    for (let i = 0; i < 8; i++) balance.accepted(socket());
+    burst(8);
     turn();
     balance.heard(table(0, false));
     expect(served).toHaveLength(2);
@@ -143,8 +145,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
     turn();
     // the main process took 60 ms to answer
     vi.advanceTimersByTime(60);
-    balance.heard(table(10));
-    for (let i = 0; i < 16; i++) balance.accepted(socket());
+    burst(16, 10);
     turn();
     vi.advanceTimersByTime(110);
     expect([served.length, givenAway.length]).toEqual([12, 0]);
@@ -158,8 +159,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
     balance.accepted(socket());
     turn();
     vi.advanceTimersByTime(1000);
-    balance.heard(table(20));
-    for (let i = 0; i < 22; i++) balance.accepted(socket());
+    burst(22, 20);
     vi.advanceTimersByTime(199);
     expect(served).toHaveLength(23);
     vi.advanceTimersByTime(1);
@@ -168,8 +168,7 @@ describe('ConnectionBalance (an edge worker in slot 0 of two)', () => {
 
   it('gives no more while eight it gave are still on their way: the others wait unread until sends free a place, or their time runs out', () => {
     sending = true;
-    balance.heard(table(0));
-    for (let i = 0; i < 60; i++) balance.accepted(socket());
+    burst(60);
     turn();
     balance.heard(table(0));
     // 29 would even them out: half of them would move on this table, eight may be on their way
