@@ -65,7 +65,9 @@ export class SigningKey {
     const head = Buffer.concat([Buffer.of(4, SIGNATURE_TYPES[type], RSA, HASH_IDS[hash]), uint16(hashed.length), hashed]);
     // RFC 4880 §5.2.4: the data, the hashed part of the packet, then a trailer that counts it
     const signed = Buffer.concat([data, head, Buffer.of(4, 0xff), uint32(head.length)]);
-    const [digest, signature] = await Promise.all([createHash(hash).update(signed).digest(), signOnThreadPool(hash, signed, this.secret)]);
+    const signature = await signOnThreadPool(hash, signed, this.secret);
+    // the packet repeats the digest's first two bytes, a quick check for a verifier
+    const digest = createHash(hash).update(signed).digest();
     const body = Buffer.concat([head, uint16(0), digest.subarray(0, 2), mpi(signature)]);
     return Buffer.concat([Buffer.of(0xc0 | SIGNATURE_PACKET_TAG), newFormatLength(body.length), body]);
   }
