@@ -79,13 +79,21 @@ export class GenerationWorkflow {
     const metadata = built.metadata.map((file) => addressed(repository.id, file.path, file.bytes.length, file.sha256));
     const byPath = new Map(metadata.map((file) => [file.path, file]));
     const aliases = built.aliases.map(({ path, of }) => ({ ...byPath.get(of.path)!, path }));
+    // the signatures are asked for first, and the rest waits a turn of the event loop: the
+    // signing module (in this process in single-node mode) then takes the request in and hands
+    // its RSA to the thread pool before the stores and the manifest's parts fill the loop and
+    // the pool, so the longest step runs beside them rather than after them
+    const signing = this.sign(repository, built, force);
+    // a refusal while the loop turns is met below, with the stores' outcome
+    signing.catch(() => undefined);
+    await afterPendingIo();
     const parts = this.manifestParts.of(built.pool, (bytes) => this.storeManifestBlob(repository.id, bytes));
     const keyFiles = this.keyFiles(repository.id);
     const [, , , { signed, manifest, keyFingerprint, signedAt }] = await allSettledOrThrow([
       Promise.all(built.metadata.map((file) => this.store(repository.id, file.path, file.bytes, file.sha256))),
       parts,
       keyFiles,
-      this.sign(repository, built, force).then(async (signatures) => {
+      signing.then(async (signatures) => {
         const signedAt = new Date().toISOString();
         const signed = signatures.map(({ path, bytes }) => addressed(repository.id, path, bytes.length, sha256Of(bytes)));
         const [, manifest] = await allSettledOrThrow([
@@ -248,6 +256,9 @@ const addressed = (repositoryId: string, path: string, size: number, sha256: str
   contentType: contentTypeOf(path),
   package: false,
 });
+
+/** resolves after the event loop has polled for I/O once more: what arrived meanwhile (a request on a socket) is taken in first */
+const afterPendingIo = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /**
  * Promise.all that settles only when every promise has: a phase refused (its lease lost)
