@@ -150,17 +150,17 @@ export async function buildAptIndex(
   options: Pick<PackagesIndexOptions, 'xzMaxPlainBytes' | 'plainMaxBytes'>,
   cache?: GzipBlockCache,
 ): Promise<AptIndex> {
-  const blocks = await gzipInBlocks(path, stanzas, cache);
-  const plainParts = blocks.map((block) => block.plain);
+  const { plain: plainParts, blocks } = gzipInBlocks(path, stanzas, cache);
   const plainSize = plainParts.reduce((size, part) => size + part.length, 0);
-  // both compressed block by block: a block the cache kept is not compressed again
-  const [gzipParts, xzed] = await Promise.all([
-    blocks.length ? blocks.map((block) => block.gzipped) : gzip(Buffer.alloc(0)).then((empty) => [empty]),
+  // both compressed block by block on the thread pool (a block the cache kept is not compressed
+  // again), while the plain file is hashed here, from the first block that changed
+  const compressing = Promise.all([
+    plainParts.length ? blocks.then((made) => made.map((block) => block.gzipped)) : gzip(Buffer.alloc(0)).then((empty) => [empty]),
     plainSize <= (options.xzMaxPlainBytes ?? DEFAULT_XZ_MAX_PLAIN_BYTES) ? xzInBlocks(plainParts) : undefined,
   ]);
-  // the plain and gzip files are their blocks joined: hashed from the first block that changed
   const digests = cache?.digests ?? new PartDigests();
   const plain = { path, size: plainSize, ...digests.of(path, plainParts) };
+  const [gzipParts, xzed] = await compressing;
   const gzipped = Buffer.concat(gzipParts);
   const files: AptIndexFile[] = [
     ...(plainSize <= (options.plainMaxBytes ?? DEFAULT_PLAIN_MAX_BYTES) ? [{ ...plain, bytes: Buffer.concat(plainParts, plainSize) }] : []),

@@ -5,7 +5,7 @@ import { GzipBlockCache, gzipInBlocks, type IndexPiece } from './gzip-blocks';
 const pieces = (from: number, to: number): IndexPiece[] =>
   Array.from({ length: to - from }, (_, index) => ({ key: `package-${from + index}`, text: `Package: p${from + index}\nVersion: 1.0\n\n` }));
 const joined = async (label: string, input: readonly IndexPiece[], cache?: GzipBlockCache) => {
-  const blocks = await gzipInBlocks(label, input, cache);
+  const blocks = await gzipInBlocks(label, input, cache).blocks;
   return { blocks, plain: Buffer.concat(blocks.map((block) => block.plain)), gzipped: Buffer.concat(blocks.map((block) => block.gzipped)) };
 };
 
@@ -18,9 +18,16 @@ describe('gzipInBlocks', () => {
     expect(gunzipSync(gzipped)).toEqual(plain);
   });
 
+  it('hands over the plain bytes before the members are compressed, the same bytes the blocks hold', async () => {
+    const input = pieces(0, 3000);
+    const { plain, blocks } = gzipInBlocks('main/binary-amd64', input);
+    expect(Buffer.concat(plain).toString()).toBe(input.map((piece) => piece.text).join(''));
+    expect((await blocks).map((block) => block.plain)).toEqual(plain);
+  });
+
   it('makes two packages two members, and nothing of no packages', async () => {
-    expect((await gzipInBlocks('x', pieces(0, 2))).length).toBe(2);
-    expect(await gzipInBlocks('x', [])).toEqual([]);
+    expect((await gzipInBlocks('x', pieces(0, 2)).blocks).length).toBe(2);
+    expect(await gzipInBlocks('x', []).blocks).toEqual([]);
   });
 
   it('gives the same bytes with or without the cache, after additions and removals', async () => {
@@ -36,9 +43,9 @@ describe('gzipInBlocks', () => {
 
   it('recompresses only the block a new package joins', async () => {
     const cache = new GzipBlockCache();
-    const before = await gzipInBlocks('x', pieces(0, 3000), cache);
+    const before = await gzipInBlocks('x', pieces(0, 3000), cache).blocks;
     cache.sweep();
-    const after = await gzipInBlocks('x', pieces(0, 3001), cache);
+    const after = await gzipInBlocks('x', pieces(0, 3001), cache).blocks;
     expect(after.length).toBe(before.length);
     expect(after.slice(0, -1).every((block, index) => block === before[index])).toBe(true);
     expect(after.at(-1)).not.toBe(before.at(-1));
@@ -47,7 +54,7 @@ describe('gzipInBlocks', () => {
   it('keeps the blocks of differently labelled files apart', async () => {
     const cache = new GzipBlockCache();
     const input = pieces(0, 10);
-    const [a, b] = await Promise.all([gzipInBlocks('primary', input, cache), gzipInBlocks('other', input, cache)]);
+    const [a, b] = await Promise.all([gzipInBlocks('primary', input, cache).blocks, gzipInBlocks('other', input, cache).blocks]);
     expect(a[0]).not.toBe(b[0]);
   });
 });

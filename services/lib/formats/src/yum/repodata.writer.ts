@@ -31,6 +31,14 @@ const METADATA = [
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
+/** each file's closing tag as its last gzip member, compressed once: every build ends its files with the same one */
+const gzippedCloses = new Map<string, Promise<Buffer>>();
+function gzippedClose(close: string): Promise<Buffer> {
+  let gzipped = gzippedCloses.get(close);
+  if (!gzipped) gzippedCloses.set(close, (gzipped = gzip(Buffer.from(close, 'utf8'))));
+  return gzipped;
+}
+
 /** One package's fragments, keyed by what makes them (the package and its location). */
 export interface KeyedYumFragments {
   readonly key: string;
@@ -39,19 +47,22 @@ export interface KeyedYumFragments {
 
 /** primary, filelists and other (gzipped, content-addressed) and the repomd.xml listing them. */
 export async function buildRepodata(packages: readonly KeyedYumFragments[], options: RepodataOptions, cache?: GzipBlockCache): Promise<Repodata> {
+  // every file's new blocks go to the thread pool first; the open files are hashed here meanwhile
+  const started = METADATA.map((metadata) => {
+    const head = Buffer.from(XML_DECLARATION + metadata.open(packages.length), 'utf8');
+    const pieces = packages.map(({ key, fragments }) => ({ key, text: fragments[metadata.fragment] }));
+    const { plain, blocks } = gzipInBlocks(metadata.type, pieces, cache);
+    return { type: metadata.type, open: [head, ...plain, Buffer.from(metadata.close, 'utf8')], gzipped: Promise.all([gzip(head), blocks, gzippedClose(metadata.close)]) };
+  });
   const documents = await Promise.all(
-    METADATA.map(async (metadata) => {
-      const head = Buffer.from(XML_DECLARATION + metadata.open(packages.length), 'utf8');
-      const tail = Buffer.from(metadata.close, 'utf8');
-      const pieces = packages.map(({ key, fragments }) => ({ key, text: fragments[metadata.fragment] }));
-      const [blocks, gzippedHead, gzippedTail] = await Promise.all([gzipInBlocks(metadata.type, pieces, cache), gzip(head), gzip(tail)]);
-      // the open file is only listed, never stored: hashed block by block, not joined (megabytes copied per build)
-      const openParts = [head, ...blocks.map((block) => block.plain), tail];
+    started.map(async ({ type, open, gzipped }) => {
+      // the open file is only listed, never stored: hashed part by part, not joined (megabytes copied per build)
       const openHash = createHash('sha256');
-      for (const part of openParts) openHash.update(part);
-      const open = { size: openParts.reduce((size, part) => size + part.length, 0), sha256: openHash.digest('hex') };
+      for (const part of open) openHash.update(part);
+      const openFile = { size: open.reduce((size, part) => size + part.length, 0), sha256: openHash.digest('hex') };
+      const [gzippedHead, blocks, gzippedTail] = await gzipped;
       const compressed = indexFile('', Buffer.concat([gzippedHead, ...blocks.map((block) => block.gzipped), gzippedTail]));
-      return { type: metadata.type, open, compressed: { ...compressed, path: `repodata/${compressed.sha256}-${metadata.type}.xml.gz` } };
+      return { type, open: openFile, compressed: { ...compressed, path: `repodata/${compressed.sha256}-${type}.xml.gz` } };
     }),
   );
   const additional = await Promise.all(
