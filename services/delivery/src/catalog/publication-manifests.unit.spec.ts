@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PublicationManifest, type IndexFile } from '@packyard/proto/packyard/repository/v1/events';
 import { createHash } from 'node:crypto';
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
-import { decodeManifest, PublicationManifests } from './publication-manifests';
+import { decodeManifest, encodedAlike, PublicationManifests } from './publication-manifests';
 
 const file = (path: string, sha256: string, pkg = true): IndexFile => ({ path, blobKey: `pool/sha256/${sha256}`, size: 100, sha256, contentType: '', package: pkg });
 const encoded = (manifest: Omit<PublicationManifest, 'parts'>) => PublicationManifest.encode({ ...manifest, parts: [] }).finish();
@@ -28,6 +28,22 @@ describe('decodeManifest', () => {
     const reordered = new BinaryWriter().uint32(18).string('pool/sha256/b3').uint32(10).string('pool/main/r/r_1.0_all.deb').uint32(24).int64(7).finish();
     const bytes = Buffer.concat([encoded({ files: [long], repositoryFiles: [] }), new BinaryWriter().uint32(10).bytes(reordered).finish()]);
     expect(read(decodeManifest(bytes)).files).toEqual([long, { path: 'pool/main/r/r_1.0_all.deb', blobKey: 'pool/sha256/b3', size: 7, sha256: '', contentType: '', package: false }]);
+  });
+});
+
+describe('encodedAlike', () => {
+  it('tells an entry a re-written part lists again from one that changed, by their encodings', () => {
+    const entries = [file('pool/a.rpm', 'a1'), file('pool/b.rpm', 'b2')];
+    const before = decodeManifest(encoded({ files: entries, repositoryFiles: [] })).files;
+    // the part after one more package: the same two entries at other offsets, one entry more before them
+    const after = decodeManifest(encoded({ files: [file('pool/0.rpm', 'c3'), ...entries], repositoryFiles: [] })).files;
+    const resigned = decodeManifest(encoded({ files: [{ ...entries[0], size: 101 }], repositoryFiles: [] })).files;
+    expect(encodedAlike(before[0], after[1])).toBe(true);
+    expect(encodedAlike(before[1], after[2])).toBe(true);
+    expect(encodedAlike(before[0], after[0])).toBe(false);
+    expect(encodedAlike(before[0], resigned[0])).toBe(false);
+    // entries not read from a manifest are compared field by field by the caller
+    expect(encodedAlike(entries[0], after[1])).toBe(false);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { IndexFile } from '@packyard/proto/packyard/repository/v1/events';
+import { encodedAlike } from './publication-manifests';
 import { contentTypeOf, isContentAddressed, repositoryPath, ServedFile, type LoadedPublication, type NewFileDates, type PublicationRecord, type RepositoryRecord } from './served-file';
 
 /**
@@ -169,6 +170,7 @@ function layerOf(repositoryId: string, list: readonly IndexFile[], dates: NewFil
 /** whether `served` answers exactly what a served file made of `file` at its path would (the date is kept either way); an entry of a part both generations share is the same object */
 const sameFile = (served: ServedFile, file: IndexFile) =>
   served.entry === file ||
+  encodedAlike(served.entry, file) ||
   (served.sha256 === file.sha256 &&
     served.blobKey === file.blobKey &&
     served.size === file.size &&
