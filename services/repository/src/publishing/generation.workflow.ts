@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { handleCommand, loadAggregate, serviceCaller, type AggregateCache, type EventSourcing, type Fence, type PackyardClient } from '@packyard/platform';
 import { contentAddressedKey, type BlobStore } from '@packyard/platform/blobs/index';
 import type { Advisory } from '@packyard/formats/recorded-distributions';
@@ -165,7 +164,7 @@ export class GenerationWorkflow {
     // most files of a generation (empty components and architectures, the key) are the
     // previous generation's bytes: a durable write (two fsyncs) saved per file
     if (await this.options.blobs.head(file.blobKey)) return file;
-    const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType: file.contentType });
+    const info = await this.options.blobs.putBytesContentAddressed(indexBlobPrefix(repositoryId), bytes, { contentType: file.contentType });
     // the manifest and the events name the address before the write ends: a wrong digest must not go unseen
     if (info.key !== file.blobKey) throw new Error(`${path} was stored as ${info.key}, not at the address ${file.blobKey} it was named by`);
     return file;
@@ -173,14 +172,9 @@ export class GenerationWorkflow {
 
   /** a manifest's root or one of its parts (ManifestParts), content-addressed beside the index files: IndexPublished names the root */
   private async storeManifestBlob(repositoryId: string, bytes: Buffer): Promise<PublicationManifestRef> {
-    const sha256 = sha256Of(bytes);
-    const blobKey = contentAddressedKey(indexBlobPrefix(repositoryId), sha256);
     // a part stored by a build before this process started is not written again
-    if (!(await this.options.blobs.head(blobKey))) {
-      const info = await this.options.blobs.putContentAddressed(indexBlobPrefix(repositoryId), Readable.from([bytes]), { contentType: MANIFEST_CONTENT_TYPE });
-      if (info.key !== blobKey) throw new Error(`a manifest was stored as ${info.key}, not at ${blobKey}`);
-    }
-    return { blobKey, sha256, size: bytes.length };
+    const { key: blobKey, sha256, size } = await this.options.blobs.putBytesContentAddressed(indexBlobPrefix(repositoryId), bytes, { contentType: MANIFEST_CONTENT_TYPE });
+    return { blobKey, sha256, size };
   }
 
   /** the repository's public keys as the files the edge serves beside its distributions */

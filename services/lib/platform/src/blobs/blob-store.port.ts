@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 
 /**
  * The blob store port. Puts stream and compute SHA-256 on the way; the bytes are never
- * held whole in memory. Adapters: filesystem (single node), MinIO / S3 (cluster).
+ * held whole in memory (but by putBytesContentAddressed, for bytes the caller holds
+ * already). Adapters: filesystem (single node), MinIO / S3 (cluster).
  */
 export interface BlobInfo {
   key: string;
@@ -50,6 +51,11 @@ export interface BlobStore {
   put(key: string, body: Readable, options?: PutOptions): Promise<BlobInfo>;
   /** stores content-addressed under `<prefix>/sha256/ab/cd/<sha256>` and returns that key */
   putContentAddressed(prefix: string, body: Readable, options?: PutOptions): Promise<BlobInfo>;
+  /**
+   * putContentAddressed for bytes already in memory (a publication's index files): written
+   * whole, without a stream's round trip per step; stored once however often they come
+   */
+  putBytesContentAddressed(prefix: string, bytes: Buffer, options?: Pick<PutOptions, 'contentType' | 'durable'>): Promise<BlobInfo>;
   /** throws `BlobNotFoundError`; a range starting at or past the end throws `RangeError`; the stream may be a `RecyclingStream` */
   get(key: string, range?: ByteRange): Promise<Readable>;
   /**

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -65,14 +65,20 @@ export class FsBlobStore implements BlobStore {
     return join(this.root, '.meta', `${key}.json`);
   }
 
-  /** streams the body into a temporary file; nothing is left behind when it fails */
-  private async receive(body: Readable, options: PutOptions): Promise<{ temporary: string; size: number; sha256: string }> {
+  /** a new temporary file's path, in `.tmp/` */
+  private async temporaryPath(): Promise<string> {
     const temporary = join(this.root, '.tmp', randomUUID());
     this.temporaries ??= mkdir(dirname(temporary), { recursive: true }).catch((error: unknown) => {
       this.temporaries = undefined;
       throw error;
     });
     await this.temporaries;
+    return temporary;
+  }
+
+  /** streams the body into a temporary file; nothing is left behind when it fails */
+  private async receive(body: Readable, options: PutOptions): Promise<{ temporary: string; size: number; sha256: string }> {
+    const temporary = await this.temporaryPath();
     const limiter = new HashingLimiter(options.maxBytes);
     // flushed (fsynced) before it closes, unless asked not to: an fsync of 100 MiB takes
     // 0.05–0.3 s here, as long as the rest of an upload
@@ -120,6 +126,22 @@ export class FsBlobStore implements BlobStore {
     if (await this.head(key)) await rm(temporary, { force: true });
     else await this.moveIntoPlace(temporary, key, sha256, options);
     return { key, size, sha256 };
+  }
+
+  async putBytesContentAddressed(prefix: string, bytes: Buffer, options: Pick<PutOptions, 'contentType' | 'durable'> = {}): Promise<BlobInfo> {
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const info = { key: contentAddressedKey(prefix, sha256), size: bytes.length, sha256 };
+    if (await this.head(info.key)) return info;
+    // one write and its fsync: a put of a few KB through a stream cost 1.5-2 ms of CPU here, this 0.6-0.8
+    const temporary = await this.temporaryPath();
+    try {
+      await writeFile(temporary, bytes, { flag: 'wx', flush: options.durable !== false });
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    await this.moveIntoPlace(temporary, info.key, sha256, options);
+    return info;
   }
 
   async move(source: string, target: string): Promise<void> {

@@ -83,6 +83,19 @@ export function blobStoreContract(adapter: string, setup: () => Promise<BlobStor
       expect((await store.head(first.key))?.sha256).toBe(digest);
     });
 
+    it('stores bytes held in memory at the address a streamed put gives them, once however often they come', async () => {
+      const store = await openStore();
+      const bytes = randomBytes(150_000);
+      const streamed = await store.putContentAddressed('indices', bodyOf(bytes));
+      const whole = await store.putBytesContentAddressed('indices', bytes, { contentType: 'application/gzip' });
+      const small = await store.putBytesContentAddressed('indices', Buffer.from('<repomd/>\n'));
+      expect(whole).toEqual(streamed);
+      expect(await store.putBytesContentAddressed('indices', Buffer.from('<repomd/>\n'))).toEqual(small);
+      expect(await keysOf(store, 'indices/')).toEqual([streamed.key, small.key].sort());
+      expect(await store.head(small.key)).toEqual({ size: 10, sha256: sha256(Buffer.from('<repomd/>\n')) });
+      expect((await store.getBytes(small.key)).toString()).toBe('<repomd/>\n');
+    });
+
     it('refuses a body over maxBytes while it streams, and stores nothing', async () => {
       const store = await openStore();
       let produced = 0;
