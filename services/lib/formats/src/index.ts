@@ -1,6 +1,6 @@
 export * from './common/artifact-format.error';
 export type { Compression } from './deb/control-archive.decompression';
-export { type AptIndexFile, type IndexFile, aptIndexFile, indexFile, GZIP_LEVEL, XZ_PRESET } from './common/index-file';
+export { type AptIndexFile, type IndexFile, aptIndexFile, indexFile, turnOfItsOwn, GZIP_LEVEL, XZ_PRESET } from './common/index-file';
 export { escapeXml } from './common/xml-escape';
 export * from './common/stream-digester';
 export { GzipBlockCache, type IndexPiece } from './common/gzip-blocks';

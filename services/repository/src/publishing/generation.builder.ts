@@ -20,6 +20,7 @@ import {
   type RpmPackage,
   type SourceIndexFile,
   sourcesStanza,
+  turnOfItsOwn,
   type YumPackageFragments,
 } from '@packyard/formats';
 import { RecentlyUsed } from '@packyard/platform';
@@ -99,6 +100,9 @@ interface RepositoryEntries {
  */
 export const CACHED_REPOSITORIES = 64;
 
+/** how many entries a build computes in one turn of the event loop, when it computes many (after a start) */
+const ENTRIES_PER_TURN = 2_000;
+
 /**
  * Per-package index text (a Packages stanza, or primary/filelists/other fragments) depends
  * only on the package and its pool path, so it is computed once per package; an index of
@@ -107,6 +111,8 @@ export const CACHED_REPOSITORIES = 64;
  */
 export class IndexEntryCache {
   private readonly repositories: RecentlyUsed<string, RepositoryEntries>;
+  /** entries computed since the start (not found kept): a build yields the event loop every ENTRIES_PER_TURN of them */
+  private made = 0;
 
   constructor(capacity = CACHED_REPOSITORIES) {
     this.repositories = new RecentlyUsed(capacity);
@@ -128,6 +134,7 @@ export class IndexEntryCache {
       const text = packagesStanza({ control, filename, file });
       cached = { key: `${pkg.id}|${component}`, component, control, filename, file, text, pool: { path: filename, file: poolFileOf(pkg) } };
       entries.set(pkg, cached);
+      this.made++;
     }
     return cached;
   }
@@ -151,6 +158,7 @@ export class IndexEntryCache {
         ],
       };
       entries.set(pkg, cached);
+      this.made++;
     }
     return cached;
   }
@@ -165,8 +173,27 @@ export class IndexEntryCache {
       const fragments = yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) });
       cached = { key: `${pkg.id}|`, path, fragments, pool: { path, file: poolFileOf(pkg) } };
       entries.set(pkg, cached);
+      this.made++;
     }
     return cached;
+  }
+
+  /** where a build starts counting the entries it computes (see dueForTurn) */
+  startCounting(): { made: number } {
+    return { made: this.made };
+  }
+
+  /**
+   * Whether a build computed ENTRIES_PER_TURN entries since it last let the event loop take
+   * other work in: the first build of a large repository after a start computes every entry,
+   * seconds at 100,000 packages, and the requests the process answers meanwhile (an upload's
+   * ClaimUpload, which timed out after 10 s behind it) get turns between. A build after one
+   * upload computes one.
+   */
+  dueForTurn(counting: { made: number }): boolean {
+    if (this.made - counting.made < ENTRIES_PER_TURN) return false;
+    counting.made = this.made;
+    return true;
   }
 
   /** the compressed blocks of one distribution's index files */
@@ -236,7 +263,9 @@ async function buildDeb(
   const binaries = { binary: [] as AptEntry[], installer: [] as AptEntry[], debug: [] as AptEntry[] };
   const sources: SourceEntry[] = [];
   const pool: BuiltGeneration['pool'] = [];
+  const counting = cache.startCounting();
   for (const pkg of packages) {
+    if (cache.dueForTurn(counting)) await turnOfItsOwn();
     const kind = aptIndexKind(pkg);
     if (kind === 'source') {
       const entry = cache.sourceEntry(pkg, component);
@@ -350,7 +379,12 @@ async function buildRpm(
 
 /** one YUM repository (repodata and the packages it locates) whose root is `prefix` below the distribution root, `root` in the repository */
 async function yumRepository(packages: readonly PublishablePackage[], prefix: string, options: RepodataOptions, cache: IndexEntryCache, repositoryId: string, root: string) {
-  const fragments = packages.map((pkg) => cache.yumFragments(pkg));
+  const fragments: YumEntry[] = [];
+  const counting = cache.startCounting();
+  for (const pkg of packages) {
+    if (cache.dueForTurn(counting)) await turnOfItsOwn();
+    fragments.push(cache.yumFragments(pkg));
+  }
   const blocks = cache.blocksOf(repositoryId, root);
   const repodata = await buildRepodata(fragments, options, blocks);
   blocks.sweep();

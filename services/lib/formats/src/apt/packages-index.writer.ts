@@ -1,7 +1,7 @@
 import type { ControlField } from '../deb/deb-control.parser';
 import type { DebFileDigests } from '../deb/deb.parser';
 import { type GzipBlockCache, gzipInBlocks, type IndexPiece } from '../common/gzip-blocks';
-import { type AptIndexFile, aptIndexFile, gzip } from '../common/index-file';
+import { type AptIndexFile, aptIndexFile, gzip, turnOfItsOwn } from '../common/index-file';
 import { PartDigests } from '../common/part-digests';
 import type { ReleaseEntry } from './release.writer';
 import { xzInBlocks } from '../common/xz-blocks';
@@ -158,6 +158,9 @@ export async function buildAptIndex(
     plainParts.length ? blocks.then((made) => made.map((block) => block.gzipped)) : gzip(Buffer.alloc(0)).then((empty) => [empty]),
     plainSize <= (options.xzMaxPlainBytes ?? DEFAULT_XZ_MAX_PLAIN_BYTES) ? xzInBlocks(plainParts) : undefined,
   ]);
+  // met below, after the hashing: a failure meanwhile is not an unhandled rejection
+  compressing.catch(() => undefined);
+  await turnOfItsOwn();
   const digests = cache?.digests ?? new PartDigests();
   const plain = { path, size: plainSize, ...digests.of(path, plainParts) };
   const [gzipParts, xzed] = await compressing;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type GzipBlockCache, gzipInBlocks } from '../common/gzip-blocks';
-import { gzip, type IndexFile, indexFile } from '../common/index-file';
+import { gzip, type IndexFile, indexFile, turnOfItsOwn } from '../common/index-file';
 import { escapeXml } from '../common/xml-escape';
 import type { YumPackageFragments } from './yum-package.fragments';
 
@@ -56,6 +56,9 @@ export async function buildRepodata(packages: readonly KeyedYumFragments[], opti
   });
   const documents = await Promise.all(
     started.map(async ({ type, open, gzipped }) => {
+      // met below, after the hashing: a failure meanwhile is not an unhandled rejection
+      gzipped.catch(() => undefined);
+      await turnOfItsOwn();
       // the open file is only listed, never stored: hashed part by part, not joined (megabytes copied per build)
       const openHash = createHash('sha256');
       for (const part of open) openHash.update(part);
