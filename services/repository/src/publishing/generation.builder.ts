@@ -111,7 +111,7 @@ const ENTRIES_PER_TURN = 2_000;
  */
 export class IndexEntryCache {
   private readonly repositories: RecentlyUsed<string, RepositoryEntries>;
-  /** entries computed since the start (not found kept): a build yields the event loop every ENTRIES_PER_TURN of them */
+  /** entries computed (not found in the cache) since the process started: see dueForTurn */
   private made = 0;
 
   constructor(capacity = CACHED_REPOSITORIES) {

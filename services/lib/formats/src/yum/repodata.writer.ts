@@ -35,7 +35,11 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const gzippedCloses = new Map<string, Promise<Buffer>>();
 function gzippedClose(close: string): Promise<Buffer> {
   let gzipped = gzippedCloses.get(close);
-  if (!gzipped) gzippedCloses.set(close, (gzipped = gzip(Buffer.from(close, 'utf8'))));
+  if (!gzipped) {
+    gzippedCloses.set(close, (gzipped = gzip(Buffer.from(close, 'utf8'))));
+    // a failure is not kept for the builds after it
+    gzipped.catch(() => gzippedCloses.delete(close));
+  }
   return gzipped;
 }
 
