@@ -1,7 +1,7 @@
 import type { ControlField } from '../deb/deb-control.parser';
 import type { DebFileDigests } from '../deb/deb.parser';
 import { type GzipBlockCache, gzipInBlocks, type IndexPiece } from '../common/gzip-blocks';
-import { type AptIndexFile, aptIndexFile, gzip, turnOfItsOwn } from '../common/index-file';
+import { type AptIndexFile, aptIndexFile, gzip, turnBeforeHashing } from '../common/index-file';
 import { PartDigests } from '../common/part-digests';
 import type { ReleaseEntry } from './release.writer';
 import { xzInBlocks } from '../common/xz-blocks';
@@ -160,7 +160,7 @@ export async function buildAptIndex(
   ]);
   // met below, after the hashing: a failure meanwhile is not an unhandled rejection
   compressing.catch(() => undefined);
-  await turnOfItsOwn();
+  await turnBeforeHashing(plainSize);
   const digests = cache?.digests ?? new PartDigests();
   const plain = { path, size: plainSize, ...digests.of(path, plainParts) };
   const [gzipParts, xzed] = await compressing;

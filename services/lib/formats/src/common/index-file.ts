@@ -44,6 +44,14 @@ export function turnOfItsOwn(): Promise<void> {
   return lastTurn;
 }
 
+/** files smaller than this are hashed in the turn that built them: a build after one upload waits for no turn per index file */
+const HASHED_IN_TURN_OF_ITS_OWN_BYTES = 4 * 1024 * 1024;
+
+/** turnOfItsOwn before hashing a file of `bytes` bytes, if it is large enough to hold the event loop */
+export const turnBeforeHashing = async (bytes: number): Promise<void> => {
+  if (bytes >= HASHED_IN_TURN_OF_ITS_OWN_BYTES) await turnOfItsOwn();
+};
+
 // Level 6 (zlib's default): metadata is written once per publication and downloaded many
 // times, and on these indices level 9 saves under 1% for 30% more time. The async API runs
 // on libuv's thread pool, so several files compress in parallel with the hashing.

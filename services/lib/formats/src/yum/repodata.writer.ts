@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type GzipBlockCache, gzipInBlocks } from '../common/gzip-blocks';
-import { gzip, type IndexFile, indexFile, turnOfItsOwn } from '../common/index-file';
+import { gzip, type IndexFile, indexFile, turnBeforeHashing } from '../common/index-file';
 import { escapeXml } from '../common/xml-escape';
 import type { YumPackageFragments } from './yum-package.fragments';
 
@@ -62,11 +62,12 @@ export async function buildRepodata(packages: readonly KeyedYumFragments[], opti
     started.map(async ({ type, open, gzipped }) => {
       // met below, after the hashing: a failure meanwhile is not an unhandled rejection
       gzipped.catch(() => undefined);
-      await turnOfItsOwn();
+      const size = open.reduce((sum, part) => sum + part.length, 0);
+      await turnBeforeHashing(size);
       // the open file is only listed, never stored: hashed part by part, not joined (megabytes copied per build)
       const openHash = createHash('sha256');
       for (const part of open) openHash.update(part);
-      const openFile = { size: open.reduce((size, part) => size + part.length, 0), sha256: openHash.digest('hex') };
+      const openFile = { size, sha256: openHash.digest('hex') };
       const [gzippedHead, blocks, gzippedTail] = await gzipped;
       const compressed = indexFile('', Buffer.concat([gzippedHead, ...blocks.map((block) => block.gzipped), gzippedTail]));
       return { type, open: openFile, compressed: { ...compressed, path: `repodata/${compressed.sha256}-${type}.xml.gz` } };
