@@ -116,8 +116,15 @@ export function decodeManifest(bytes: Uint8Array): PublicationManifest {
   return manifest;
 }
 
-/** a manifest as the catalogue reads it: its parts' files after its own, in order */
-export type ReadManifest = Pick<PublicationManifest, 'files' | 'repositoryFiles'>;
+/**
+ * a manifest as the catalogue reads it: its own files, then each part's, in order (a part
+ * generations share is the same list, which the catalogue's layers build on), and the
+ * repository's files
+ */
+export interface ReadManifest {
+  sources: readonly (readonly IndexFile[])[];
+  repositoryFiles: readonly IndexFile[];
+}
 
 /**
  * The file lists of published generations (IndexPublished names them by key and digest),
@@ -135,7 +142,7 @@ export class PublicationManifests {
     return readOnce(this.manifests, ref.sha256, async () => {
       const manifest = decodeManifest(await this.verified(ref));
       const parts = await Promise.all(manifest.parts.map((part) => this.part(part)));
-      return { files: manifest.files.concat(...parts), repositoryFiles: manifest.repositoryFiles };
+      return { sources: [manifest.files, ...parts], repositoryFiles: manifest.repositoryFiles };
     });
   }
 

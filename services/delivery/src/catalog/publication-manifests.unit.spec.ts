@@ -67,12 +67,13 @@ describe('PublicationManifests', () => {
     const manifests = new PublicationManifests(reader);
     const one = await manifests.manifest(generation('m1', 'a1', [first, second]));
     const two = await manifests.manifest(generation('m2', 'a2', [first, changed]));
-    expect(one.files.map((entry) => entry.path)).toEqual(['dists/noble/InRelease', ...pool(0, 5).map((entry) => entry.path)]);
-    expect(two.files.map((entry) => entry.path)).toEqual(['dists/noble/InRelease', ...pool(0, 5).map((entry) => entry.path), 'pool/new.deb']);
+    const paths = (sources: typeof one.sources) => sources.map((source) => source.map((entry) => entry.path));
+    expect(paths(one.sources)).toEqual([['dists/noble/InRelease'], pool(0, 3).map((entry) => entry.path), pool(3, 5).map((entry) => entry.path)]);
+    expect(paths(two.sources)).toEqual([['dists/noble/InRelease'], pool(0, 3).map((entry) => entry.path), [...pool(3, 5).map((entry) => entry.path), 'pool/new.deb']]);
     expect(two.repositoryFiles.map((entry) => entry.path)).toEqual(['keyring.gpg']);
     expect(reads).toEqual(['m1', 'part-1', 'part-2', 'm2', 'part-2b']);
-    // a part both generations name gives the same entries: a layer keeps their served files without reading them
-    expect(two.files[1]).toBe(one.files[1]);
+    // a part both generations name is the same list: a layer keeps its served files without going through it
+    expect(two.sources[1]).toBe(one.sources[1]);
   });
 
   it('refuses a part whose bytes are not the ones named', async () => {

@@ -265,8 +265,8 @@ export class PublishedCatalog {
         readable
           .filter((publication) => held.get(publication.distribution) === 'readable' || (held.has(publication.distribution) && publication.generation === newest.get(publication.distribution)))
           .map(async (publication) => {
-            const { files, repositoryFiles } = await this.manifests.manifest(publication.manifest);
-            return { publication, files, repositoryFiles };
+            const { sources, repositoryFiles } = await this.manifests.manifest(publication.manifest);
+            return { publication, sources, repositoryFiles };
           }),
       );
       files = servedFiles(repository, generations, previous?.files, readable);

@@ -38,7 +38,8 @@ export interface PublicationRecord {
 /** A readable generation with the files its manifest lists. */
 export interface LoadedPublication {
   publication: PublicationRecord;
-  files: readonly IndexFile[];
+  /** its files: the manifest's own, then each of its parts' (a part generations share is the same list) */
+  sources: readonly (readonly IndexFile[])[];
   /** files of the whole repository (its public keys), paths relative to the repository URL */
   repositoryFiles?: readonly IndexFile[];
 }

@@ -7,7 +7,7 @@ import { distributionsAt, servedFiles, type ServedFiles } from './served-files';
 const repository: RepositoryRecord = { id: 'r1', kind: 'DEB', workspaceId: 'w1', workspaceSlug: 'acme', name: 'tools', ownerId: 'u1', codename: '', component: '' };
 const file = (path: string, sha256: string, isPackage = false): IndexFile => ({ path, blobKey: `b/${sha256}`, size: 1, sha256, contentType: '', package: isPackage });
 
-function publication(generation: number, publishedAt: string, files: IndexFile[]): LoadedPublication {
+function publication(generation: number, publishedAt: string, files: IndexFile[], parts: IndexFile[][] = []): LoadedPublication {
   return {
     publication: {
       id: `r1|debian/bookworm|${generation}`,
@@ -19,9 +19,9 @@ function publication(generation: number, publishedAt: string, files: IndexFile[]
       publishedAt,
       retainedGenerations: [generation - 1, generation - 2, generation - 3].filter((g) => g > 0),
       manifest: { blobKey: `m/${generation}`, sha256: `m${generation}`, size: 1 },
-      packageCount: files.filter((candidate) => candidate.package).length,
+      packageCount: [files, ...parts].flat().filter((candidate) => candidate.package).length,
     },
-    files,
+    sources: [files, ...parts],
   };
 }
 
@@ -86,6 +86,42 @@ describe('the files a repository serves', () => {
     expect(after.get('/deb/acme/tools/debian/pool/main/p/p7.deb')).toBe(before.get('/deb/acme/tools/debian/pool/main/p/p7.deb'));
     expect(after.get('/deb/acme/tools/debian/pool/main/p/p1003.deb')!.sha256).toBe('p1003');
     expect(after.get('/deb/acme/tools/debian/dists/bookworm/InRelease')!.sha256).toBe('s4');
+  });
+
+  it('makes a generation from the parts it shares with the one before, going through only its other lists, and serves what a build of every list would', () => {
+    // the entries whose path was read
+    const read = new Set<IndexFile>();
+    const pool = (from: number, to: number, tag = '') =>
+      Array.from({ length: to - from }, (_, i) => {
+        const entry: IndexFile = file(`pool/main/p/p${from + i}.deb`, `p${from + i}${tag}`, true);
+        return Object.defineProperty(entry, 'path', { get: () => (read.add(entry), `pool/main/p/p${from + i}.deb`) });
+      });
+    const [a, b, c] = [pool(0, 500), pool(500, 1000), pool(1000, 1500)];
+    // a package gone, one rebuilt with other bytes and one more: the middle part only
+    const changed = [...pool(500, 700), ...pool(701, 800), ...pool(800, 801, 'x'), ...pool(801, 1000), ...pool(1500, 1501)];
+    const first = publication(1, '2024-03-05T10:00:00Z', [file('dists/bookworm/InRelease', 's1')], [a, b, c]);
+    const second = publication(2, '2024-03-05T11:00:00Z', [file('dists/bookworm/InRelease', 's2')], [a, changed, c]);
+    // the same files in lists of their own: nothing shared, every file gone through
+    const unshared = (generation: LoadedPublication) => ({ ...generation, sources: generation.sources.map((source) => [...source]) });
+    const paths = [...a, ...b, ...c, ...changed, file('dists/bookworm/InRelease', '')].map((entry) => `/deb/acme/tools/debian/${entry.path}`);
+    const answers = (files: ServedFiles) => paths.map((path) => [path, files.get(path)?.sha256, files.get(path)?.lastModifiedMs]);
+
+    const before = served([first]);
+    read.clear();
+    const after = served([first, second], before);
+    expect([...a, ...c].filter((entry) => read.has(entry))).toEqual([]);
+    expect(answers(after)).toEqual(answers(served([unshared(first), unshared(second)])));
+    expect(after.get('/deb/acme/tools/debian/pool/main/p/p7.deb')).toBe(before.get('/deb/acme/tools/debian/pool/main/p/p7.deb'));
+    expect(after.get('/deb/acme/tools/debian/pool/main/p/p800.deb')!.sha256).toBe('p800x');
+    // the first generation no longer readable: the second is made from what the edge served
+    const alone = served([second], before);
+    expect(answers(alone)).toEqual(answers(served([unshared(second)], served([unshared(first)]))));
+    expect(alone.get('/deb/acme/tools/debian/pool/main/p/p700.deb')).toBeUndefined();
+    expect(alone.size).toBe(1 + 2);
+    // a path in two of its lists: the later list's file, as a build of every list serves it
+    const third = publication(3, '2024-03-05T12:00:00Z', [file('dists/bookworm/InRelease', 's3')], [a, changed, c, pool(10, 11, 'y')]);
+    expect(answers(served([first, second, third], after))).toEqual(answers(served([first, second, third].map(unshared))));
+    expect(served([first, second, third], after).get('/deb/acme/tools/debian/pool/main/p/p10.deb')!.sha256).toBe('p10y');
   });
 
   it('finds RPM files two segments below the repository, and the public keys at its root', () => {
