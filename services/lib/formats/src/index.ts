@@ -3,7 +3,7 @@ export type { Compression } from './deb/control-archive.decompression';
 export { type AptIndexFile, type IndexFile, aptIndexFile, indexFile, turnOfItsOwn, GZIP_LEVEL, XZ_PRESET } from './common/index-file';
 export { escapeXml } from './common/xml-escape';
 export * from './common/stream-digester';
-export { GzipBlockCache, type IndexPiece } from './common/gzip-blocks';
+export { blockEndsAfter, GzipBlockCache, type IndexPiece } from './common/gzip-blocks';
 export { mixedHash } from './common/stable-hash';
 export * from './deb/deb-control.parser';
 export * from './deb/deb.parser';

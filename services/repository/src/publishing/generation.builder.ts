@@ -1,4 +1,5 @@
 import {
+  blockEndsAfter,
   buildAptIndex,
   buildUpdateinfo,
   buildRelease,
@@ -59,6 +60,7 @@ export interface PoolFile {
 /** a source package's Sources stanza and the files of its pool directory */
 interface SourceEntry {
   key: string;
+  endsBlock: boolean;
   text: string;
   pool: PoolEntry[];
 }
@@ -132,7 +134,8 @@ export class IndexEntryCache {
       const { control, file } = JSON.parse(pkg.indexEntryJson) as { control: ControlField[]; file: DebFileDigests };
       const filename = poolPath('DEB', component, pkg);
       const text = packagesStanza({ control, filename, file });
-      cached = { key: `${pkg.id}|${component}`, component, control, filename, file, text, pool: { path: filename, file: poolFileOf(pkg) } };
+      const key = `${pkg.id}|${component}`;
+      cached = { key, endsBlock: blockEndsAfter(key), component, control, filename, file, text, pool: { path: filename, file: poolFileOf(pkg) } };
       entries.set(pkg, cached);
       this.made++;
     }
@@ -148,8 +151,10 @@ export class IndexEntryCache {
       const dsc = poolPath('DEB', component, pkg);
       const directory = dsc.slice(0, dsc.lastIndexOf('/'));
       const stored = new Map(pkg.sourceFiles.map((file) => [file.filename, { blobKey: file.blobKey, size: file.sizeBytes, sha256: file.sha256 }]));
+      const key = `${pkg.id}|${component}`;
       cached = {
-        key: `${pkg.id}|${component}`,
+        key,
+        endsBlock: blockEndsAfter(key),
         component,
         text: sourcesStanza({ control: source.control, directory, files: source.files }),
         pool: [
@@ -171,7 +176,8 @@ export class IndexEntryCache {
       const { rpm } = JSON.parse(pkg.indexEntryJson) as { rpm: RpmPackage };
       const path = poolPath('RPM', '', pkg);
       const fragments = yumPackageFragments({ rpm, location: path, fileTime: Math.floor(Date.parse(pkg.uploadedAt) / 1000) });
-      cached = { key: `${pkg.id}|`, path, fragments, pool: { path, file: poolFileOf(pkg) } };
+      const key = `${pkg.id}|`;
+      cached = { key, endsBlock: blockEndsAfter(key), path, fragments, pool: { path, file: poolFileOf(pkg) } };
       entries.set(pkg, cached);
       this.made++;
     }
@@ -316,11 +322,12 @@ async function buildDeb(
   return { metadata: [...metadata, signable], signables: [signable], aliases, pool: sources.length ? uniquePaths(pool) : pool };
 }
 
-type AptEntry = AptIndexEntry & { key: string; text: string; pool: PoolEntry };
+type AptEntry = AptIndexEntry & { key: string; endsBlock: boolean; text: string; pool: PoolEntry };
 
 /** a package's primary/filelists/other fragments, and its file, located at its pool path */
 interface YumEntry {
   key: string;
+  endsBlock: boolean;
   path: string;
   fragments: YumPackageFragments;
   pool: PoolEntry;

@@ -41,11 +41,12 @@ const pkg = (): PublishablePackage => ({
 describe('the inputs digest, kept from build to build', () => {
   it('given builds that add, remove and keep packages in any order, when each is digested, then every digest is the definition’s', () => {
     const digests = new InputsDigests();
-    let packages = Array.from({ length: 300 }, pkg);
+    // more than two chunks of the lines between kept hash states
+    let packages = Array.from({ length: 2600 }, pkg);
     for (let build = 0; build < 12; build++) {
       expect(digests.of('publication-r1-ubuntu-noble', repository, target, packages, [])).toBe(definition(packages));
       // the next build: a few removed, a few added at the end (as uploads arrive), the rest shuffled
-      packages = packages.filter((_, index) => (index + build) % 37 !== 0);
+      packages = packages.filter((_, index) => build % 2 === 0 || (index + build) % 397 !== 0);
       packages.push(...Array.from({ length: build % 4 }, pkg));
       if (build % 3 === 0) packages.reverse();
     }

@@ -7,6 +7,12 @@ export interface IndexPiece {
   /** stable for the same text: the package and its pool path */
   readonly key: string;
   readonly text: string;
+  /**
+   * blockEndsAfter(key), kept with the piece by a maker that keeps its pieces from build to
+   * build: a build of 100,000 pieces then hashes no key (hashing them, or finding them in a
+   * map of the keys in use, was a tenth of the build)
+   */
+  readonly endsBlock?: boolean;
 }
 
 interface Block {
@@ -29,9 +35,6 @@ interface KeptBlock extends Block {
 export class GzipBlockCache {
   private blocks = new Map<string, KeptBlock>();
   private used = new Map<string, KeptBlock>();
-  /** whether a block ends after each key, as the builds since the last `sweep` asked (the files of one distribution share their keys) */
-  private ends = new Map<string, boolean>();
-  private endsUsed = new Map<string, boolean>();
   /** the digests of the files made of these blocks, resumable after the blocks they share with the last build */
   readonly digests = new PartDigests();
 
@@ -51,21 +54,9 @@ export class GzipBlockCache {
     return kept;
   }
 
-  /** endsBlock, hashed once per key while the key is in use: three files of 2,000 packages hashed 6,000 keys per build */
-  endsBlock(key: string): boolean {
-    let ends = this.endsUsed.get(key);
-    if (ends === undefined) {
-      ends = this.ends.get(key) ?? endsBlock(key);
-      this.endsUsed.set(key, ends);
-    }
-    return ends;
-  }
-
   sweep(): void {
     this.blocks = this.used;
     this.used = new Map();
-    this.ends = this.endsUsed;
-    this.endsUsed = new Map();
   }
 }
 
@@ -78,7 +69,7 @@ const BLOCK_SPREAD = 256;
 const MAX_BLOCK_PIECES = 1024;
 
 /** whether a block ends after the piece with this key (a stable hash decides) */
-const endsBlock = (key: string): boolean => fnv1a(key) % BLOCK_SPREAD === 0;
+export const blockEndsAfter = (key: string): boolean => fnv1a(key) % BLOCK_SPREAD === 0;
 
 /**
  * The pieces as blocks of plain bytes and gzip members. gzip allows a file of several
@@ -94,10 +85,9 @@ const endsBlock = (key: string): boolean => fnv1a(key) % BLOCK_SPREAD === 0;
  */
 export function gzipInBlocks(label: string, pieces: readonly IndexPiece[], cache?: GzipBlockCache): { plain: Buffer[]; blocks: Promise<Block[]> } {
   const ranges: (readonly IndexPiece[])[] = [];
-  const ends = cache ? (key: string) => cache.endsBlock(key) : endsBlock;
   let start = 0;
   for (let i = 0; i < pieces.length; i++) {
-    if (i === 0 || ends(pieces[i].key) || i + 1 - start === MAX_BLOCK_PIECES || i === pieces.length - 1) {
+    if (i === 0 || (pieces[i].endsBlock ?? blockEndsAfter(pieces[i].key)) || i + 1 - start === MAX_BLOCK_PIECES || i === pieces.length - 1) {
       ranges.push(pieces.slice(start, i + 1));
       start = i + 1;
     }

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { GzipBlockCache, gzipInBlocks, type IndexPiece } from './gzip-blocks';
+import { blockEndsAfter, GzipBlockCache, gzipInBlocks, type IndexPiece } from './gzip-blocks';
 
 const pieces = (from: number, to: number): IndexPiece[] =>
   Array.from({ length: to - from }, (_, index) => ({ key: `package-${from + index}`, text: `Package: p${from + index}\nVersion: 1.0\n\n` }));
@@ -49,6 +49,14 @@ describe('gzipInBlocks', () => {
     expect(after.length).toBe(before.length);
     expect(after.slice(0, -1).every((block, index) => block === before[index])).toBe(true);
     expect(after.at(-1)).not.toBe(before.at(-1));
+  });
+
+  it('ends blocks where the key decides, whether the pieces carry that decision or not', async () => {
+    const input = pieces(0, 3000);
+    const carried = input.map((piece) => ({ ...piece, endsBlock: blockEndsAfter(piece.key) }));
+    expect((await joined('x', carried)).gzipped).toEqual((await joined('x', input)).gzipped);
+    // the carried decision is the one taken: no block ends where it says none does
+    expect((await joined('x', input.map((piece) => ({ ...piece, endsBlock: false })))).blocks.length).toBeLessThan((await joined('x', input)).blocks.length);
   });
 
   it('keeps the blocks of differently labelled files apart', async () => {

@@ -47,6 +47,8 @@ function gzippedClose(close: string): Promise<Buffer> {
 export interface KeyedYumFragments {
   readonly key: string;
   readonly fragments: YumPackageFragments;
+  /** blockEndsAfter(key), kept by the caller (IndexPiece's endsBlock) */
+  readonly endsBlock?: boolean;
 }
 
 /** primary, filelists and other (gzipped, content-addressed) and the repomd.xml listing them. */
@@ -54,7 +56,7 @@ export async function buildRepodata(packages: readonly KeyedYumFragments[], opti
   // every file's new blocks go to the thread pool first; the open files are hashed here meanwhile
   const started = METADATA.map((metadata) => {
     const head = Buffer.from(XML_DECLARATION + metadata.open(packages.length), 'utf8');
-    const pieces = packages.map(({ key, fragments }) => ({ key, text: fragments[metadata.fragment] }));
+    const pieces = packages.map(({ key, fragments, endsBlock }) => ({ key, text: fragments[metadata.fragment], endsBlock }));
     const { plain, blocks } = gzipInBlocks(metadata.type, pieces, cache);
     return { type: metadata.type, open: [head, ...plain, Buffer.from(metadata.close, 'utf8')], gzipped: Promise.all([gzip(head), blocks, gzippedClose(metadata.close)]) };
   });
