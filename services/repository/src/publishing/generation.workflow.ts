@@ -56,7 +56,7 @@ export class GenerationWorkflow {
   async publish(
     repository: PublishedRepository,
     target: Distribution,
-    packages: PublishablePackage[],
+    packages: readonly PublishablePackage[],
     advisories: readonly Advisory[],
     date: Date,
     force: boolean,

@@ -65,6 +65,23 @@ export function publicationTargets(repository: Pick<PublishedRepository, 'kind' 
 export const targetsShowing = (repository: Pick<PublishedRepository, 'kind' | 'codename'>, upload: Distribution): Distribution[] =>
   publicationTargets(repository).filter((target) => isVisibleIn(upload, target));
 
+/**
+ * The packages visible in a target. A repository's packages name a few upload distributions:
+ * each is parsed and checked once per target, and a target that shows all of them (a
+ * repository uploading to one distribution) is handed the package set as it is; filtering
+ * 100,000 packages for each target of a build took 18 ms apiece.
+ */
+export function packagesShownIn<T extends { distribution: string }>(packages: readonly T[]): (target: Distribution) => readonly T[] {
+  const named = new Set<string>();
+  for (const pkg of packages) named.add(pkg.distribution);
+  const uploads = [...named].map((text) => ({ text, upload: parseDistribution(text) }));
+  return (target) => {
+    const shown = new Set(uploads.filter(({ upload }) => isVisibleIn(upload, target)).map(({ text }) => text));
+    if (shown.size === named.size) return packages;
+    return shown.size === 0 ? [] : packages.filter((pkg) => shown.has(pkg.distribution));
+  };
+}
+
 /** DEB components: the repository's own (where its packages are) and every one the install tab offers (empty) */
 export const debComponents = (component: string): string[] => [...new Set([component, ...INSTALL_COMPONENTS])];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatDistribution } from '@packyard/formats';
-import { contentTypeOf, debComponents, poolPath, publicationTargets, targetsShowing } from './publication-layout';
+import { contentTypeOf, debComponents, packagesShownIn, poolPath, publicationTargets, targetsShowing } from './publication-layout';
 
 describe('publication layout', () => {
   it('publishes every listed DEB version and the install tab codenames, plus the repository codename under each distro', () => {
@@ -19,6 +19,18 @@ describe('publication layout', () => {
     expect(targetsShowing(repo, { distro: 'ubuntu', version: 'noble' }).map(formatDistribution)).toEqual(['ubuntu/noble']);
     expect(targetsShowing(repo, { distro: 'debian', version: 'any-version' }).map(formatDistribution)).toEqual(['debian/bookworm', 'debian/bullseye', 'debian/buster', 'debian/stretch', 'debian/stable']);
     expect(targetsShowing(repo, { distro: 'any-distro', version: 'any-version' })).toHaveLength(publicationTargets(repo).length);
+  });
+
+  it('lists in a target the packages uploaded for it, its distro’s any-version and any-distro, and no other', () => {
+    const packages = ['ubuntu/noble', 'ubuntu/jammy', 'ubuntu/any-version', 'any-distro/any-version', 'debian/bookworm', 'ubuntu/noble'].map((distribution, index) => ({ id: index, distribution }));
+    const shownIn = packagesShownIn(packages);
+    expect(shownIn({ distro: 'ubuntu', version: 'noble' }).map((pkg) => pkg.id)).toEqual([0, 2, 3, 5]);
+    expect(shownIn({ distro: 'debian', version: 'bookworm' }).map((pkg) => pkg.id)).toEqual([3, 4]);
+    expect(shownIn({ distro: 'fedora', version: '40' }).map((pkg) => pkg.id)).toEqual([3]);
+    const noble = packages.filter((pkg) => pkg.distribution === 'ubuntu/noble');
+    // every package shown: the same list, not a copy of it
+    expect(packagesShownIn(noble)({ distro: 'ubuntu', version: 'noble' })).toBe(noble);
+    expect(packagesShownIn(noble)({ distro: 'ubuntu', version: 'jammy' })).toEqual([]);
   });
 
   it('keeps same-named files of different upload distributions apart in the pool', () => {

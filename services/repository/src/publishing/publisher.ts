@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { formatDistribution, isVisibleIn, parseDistribution } from '@packyard/formats';
+import { formatDistribution } from '@packyard/formats';
 import { Advisory } from '@packyard/formats/recorded-distributions';
 import { RecentlyUsed, type EventSourcing, type Fence, type PackyardClient, type RunningProjection } from '@packyard/platform';
 import type { BlobStore } from '@packyard/platform/blobs/index';
@@ -13,7 +13,7 @@ import { CACHED_REPOSITORIES, type BuildOptions } from './generation.builder';
 import { GenerationWorkflow } from './generation.workflow';
 import { startIndexBlobsCleanup } from './index-blobs-cleanup.reaction';
 import type { PackageSets } from './package-sets';
-import { publicationTargets, targetsShowing, type PublishedRepository } from './publication-layout';
+import { packagesShownIn, publicationTargets, targetsShowing, type PublishedRepository } from './publication-layout';
 
 export interface PublisherOptions {
   es: EventSourcing;
@@ -140,11 +140,10 @@ export class Publisher {
     if (work.force) this.workflow.forgetKey(repositoryId);
     const started = performance.now();
     const date = new Date();
-    // a repository's packages name a few distributions: each is parsed once, not once per package and target
-    const distributionOf = memoized(parseDistribution);
+    const visibleIn = packagesShownIn(packages);
     let built = 0;
     await forEachLimited(targets, this.options.concurrency ?? 4, async (target) => {
-      const visible = packages.filter((pkg) => isVisibleIn(distributionOf(pkg.distribution), target));
+      const visible = visibleIn(target);
       const { generation, built: made } = await this.workflow.publish(repository, target, visible, advisories, date, work.force, fence);
       if (made) built += 1;
       // made here or by another replica: `?wait=published` waits for the edge to serve this one
@@ -193,14 +192,4 @@ async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Pr
     while (next < items.length) await run(items[next++]);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/** `parse` remembering its answer per input */
-function memoized<T>(parse: (text: string) => T): (text: string) => T {
-  const answers = new Map<string, T>();
-  return (text) => {
-    let answer = answers.get(text);
-    if (answer === undefined) answers.set(text, (answer = parse(text)));
-    return answer;
-  };
 }
