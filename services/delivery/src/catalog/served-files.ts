@@ -127,11 +127,14 @@ export function servedFiles(repository: RepositoryRecord, generations: readonly 
     if (sources.every((source) => source.length === 0)) return;
     const key = `${root}|${publication.id}|${publication.manifest.sha256}|${part}`;
     const older = roots.get(root) ?? [];
-    const dates = { own: wholeSeconds(publication.publishedAt), entryPoints: entryPointFloor(publication, records) };
-    const before = (path: string) => newestIn(older, path) ?? served?.get(`${root}/${path}`);
-    // the layer a path of this root resolves to when this one does not have it
-    const base = older[0] ?? served?.newestLayer(root);
-    const layer = previous.layer(key) ?? (base && layerOnto(base, repository.id, sources, dates, before)) ?? layerOf(repository.id, sources, dates, before);
+    const made = () => {
+      const dates = { own: wholeSeconds(publication.publishedAt), entryPoints: entryPointFloor(publication, records) };
+      const before = (path: string) => newestIn(older, path) ?? served?.get(`${root}/${path}`);
+      // the layer a path of this root resolves to when this one does not have it
+      const base = older[0] ?? served?.newestLayer(root);
+      return (base && layerOnto(base, repository.id, sources, dates, before)) ?? layerOf(repository.id, sources, dates, before);
+    };
+    const layer = previous.layer(key) ?? made();
     roots.set(root, [layer, ...older]);
     layers.set(key, layer);
   };

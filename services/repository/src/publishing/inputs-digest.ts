@@ -122,6 +122,7 @@ function resumed(digested: Digested, from: number): Hash {
   }
   return hash.update(lines.slice(start).join(''));
 }
+
 /** two lists in id order as one */
 function merged(a: readonly string[], b: readonly string[]): string[] {
   if (b.length === 0) return a as string[];
