@@ -127,14 +127,14 @@ export function servedFiles(repository: RepositoryRecord, generations: readonly 
     if (sources.every((source) => source.length === 0)) return;
     const key = `${root}|${publication.id}|${publication.manifest.sha256}|${part}`;
     const older = roots.get(root) ?? [];
-    const made = () => {
+    const newLayer = () => {
       const dates = { own: wholeSeconds(publication.publishedAt), entryPoints: entryPointFloor(publication, records) };
       const before = (path: string) => newestIn(older, path) ?? served?.get(`${root}/${path}`);
       // the layer a path of this root resolves to when this one does not have it
       const base = older[0] ?? served?.newestLayer(root);
       return (base && layerOnto(base, repository.id, sources, dates, before)) ?? layerOf(repository.id, sources, dates, before);
     };
-    const layer = previous.layer(key) ?? made();
+    const layer = previous.layer(key) ?? newLayer();
     roots.set(root, [layer, ...older]);
     layers.set(key, layer);
   };
@@ -181,10 +181,11 @@ function layerOf(repositoryId: string, sources: readonly (readonly IndexFile[])[
  * then decides as it always has.
  */
 function layerOnto(base: ServedLayer, repositoryId: string, sources: readonly (readonly IndexFile[])[], dates: NewFileDates, before: (path: string) => ServedFile | undefined): ServedLayer | undefined {
-  if (!base.sources) return undefined;
-  const shared = new Set(sources.filter((source) => base.sources!.has(source)));
+  const madeOf = base.sources;
+  if (!madeOf) return undefined;
+  const shared = new Set(sources.filter((source) => madeOf.has(source)));
   const files = new Map(base.files);
-  for (const source of base.sources) if (!shared.has(source)) for (const file of source) files.delete(file.path);
+  for (const source of madeOf) if (!shared.has(source)) for (const file of source) files.delete(file.path);
   let made = 0;
   let listed = 0;
   for (const source of sources) {
