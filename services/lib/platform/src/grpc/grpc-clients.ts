@@ -4,7 +4,7 @@ import { Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'n
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { PackyardError, kindOfGrpcStatus, type ErrorKind } from '../errors/errors';
 import { CALLER_METADATA_KEY, type Caller, type CallerAssertions } from './caller';
-import { ERROR_TRAILER_KEY } from './grpc-server';
+import { ERROR_TRAILER_KEY, methodsOf, type LocalServices } from './grpc-server';
 
 export interface CallerOptions {
   caller: Caller;
@@ -14,7 +14,8 @@ export type PackyardClient<D extends CompatServiceDefinition> = Client<D, Caller
 
 export interface GrpcClients {
   /**
-   * a client of `module`'s service; the channel opens on first use; calls take turns among
+   * a client of `module`'s service: in this process when it runs here (and no address is
+   * set for it), else over a channel that opens on first use; calls take turns among
    * the module's replicas, passing over one whose last connection attempt failed while
    * another is not in that state (its channel fails every call at once until it reconnects)
    */
@@ -35,6 +36,8 @@ export function createGrpcClients(options: {
   assertions: CallerAssertions;
   /** host:port of every process serving a module */
   addressesOf: (module: string) => string[];
+  /** this process's own services, for a module it serves itself and whose calls no address sends elsewhere */
+  local?: (module: string) => LocalServices | undefined;
 }): GrpcClients {
   const handled = new Counter({
     name: 'grpc_client_handled_total',
@@ -106,8 +109,38 @@ export function createGrpcClients(options: {
 
   const clientAt = <D extends CompatServiceDefinition>(definition: D, address: string) => factory.create(definition, channelTo(address)) as PackyardClient<D>;
 
+  /**
+   * A client whose unary calls go straight to this process's implementation, through the
+   * same middleware on both ends; a method not (yet) added here, or a streaming one, takes the network.
+   */
+  const localClient = <D extends CompatServiceDefinition>(definition: D, services: LocalServices, networked: () => PackyardClient<D>): PackyardClient<D> => {
+    const client: Record<string, (request: unknown, callOptions?: CallOptions & Partial<CallerOptions>) => unknown> = {};
+    for (const [name, method] of Object.entries(methodsOf(definition))) {
+      if (method.requestStream || method.responseStream) {
+        client[name] = (request, callOptions) => (networked() as unknown as typeof client)[name](request, callOptions);
+        continue;
+      }
+      const descriptor = { path: method.path, requestStream: false, responseStream: false, options: method.options };
+      client[name] = async (request, callOptions = {}) => {
+        const transport = services.transport(method);
+        if (!transport) return (networked() as unknown as typeof client)[name](request, callOptions);
+        const result = await packyardCall({ method: descriptor, requestStream: false, request, responseStream: false, next: transport }, callOptions).next();
+        return result.value;
+      };
+    }
+    return client as unknown as PackyardClient<D>;
+  };
+
+  const localClientOf = <D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D> | undefined => {
+    const services = options.local?.(module);
+    let networked: PackyardClient<D> | undefined;
+    return services && localClient(definition, services, () => (networked ??= clientAt(definition, options.addressesOf(module)[0])));
+  };
+
   return {
     client<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D> {
+      const local = localClientOf(definition, module);
+      if (local) return local;
       let replicas: { client: PackyardClient<D>; channel: Channel }[] | undefined;
       let turn = 0;
       const next = () => {
@@ -126,6 +159,8 @@ export function createGrpcClients(options: {
       });
     },
     replicaClients<D extends CompatServiceDefinition>(definition: D, module: string): PackyardClient<D>[] {
+      const local = localClientOf(definition, module);
+      if (local) return [local];
       return options.addressesOf(module).map((address) => clientAt(definition, address));
     },
     close() {

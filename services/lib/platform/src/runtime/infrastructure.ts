@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { AggregatorRegistry, collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { CallerAssertions } from '../grpc/caller';
 import { createGrpcClients, type GrpcClients } from '../grpc/grpc-clients';
-import { createGrpcServer, type PackyardGrpcServer } from '../grpc/grpc-server';
+import { createGrpcServer, type LocalServices, type PackyardGrpcServer } from '../grpc/grpc-server';
 import { createHttpServer, type HttpServer } from '../http/http-server';
 import { GRPC_CLIENT_SETTINGS, GRPC_SERVER_SETTINGS, HTTP_SERVER_SETTINGS, INTERNAL_AUTH_SETTINGS, loadCallerAssertions, METRICS_SETTINGS } from './infrastructure-settings';
 import { defineModule, type ModuleDefinition } from './module';
@@ -88,6 +88,8 @@ export const internalAuthModule = defineModule<CallerAssertions>({
 
 export interface GrpcServerHandle {
   server: PackyardGrpcServer;
+  /** the services added to `server`, called by clients of this process without the network */
+  local: LocalServices;
   /** host:port this process's gRPC server is bound to (after start) */
   address(): string;
 }
@@ -102,24 +104,24 @@ export const grpcServerModule = defineModule<GrpcServerHandle>({
     const { grpcPort, grpcHost } = ctx.settings(GRPC_SERVER_SETTINGS);
     const registry = ctx.use(metricsModule);
     const serviceModules = () => [...ctx.running];
-    const server = createGrpcServer(registry, ctx.logger, serviceModules, ctx.use(internalAuthModule));
+    const { server, local } = createGrpcServer(registry, ctx.logger, serviceModules, ctx.use(internalAuthModule));
     let boundPort = 0;
     return {
-      value: { server, address: () => `${grpcHost === '0.0.0.0' ? '127.0.0.1' : grpcHost}:${boundPort}` },
+      value: { server, local, address: () => `${grpcHost === '0.0.0.0' ? '127.0.0.1' : grpcHost}:${boundPort}` },
       start: async () => {
         boundPort = await server.listen(`${grpcHost}:${grpcPort}`);
         ctx.logger.info({ address: `${grpcHost}:${boundPort}` }, 'gRPC server listening');
       },
       drain: async () => {
         // in-flight calls finish; new ones are refused
-        await Promise.race([server.shutdown(), untilTimeout(ctx.config.shutdownTimeoutMs)]);
+        await Promise.race([Promise.all([server.shutdown(), local.drain()]), untilTimeout(ctx.config.shutdownTimeoutMs)]);
         server.forceShutdown();
       },
     };
   },
 });
 
-/** Clients for other modules: local ones over loopback, remote ones at `<MODULE>_GRPC_ADDR`. */
+/** Clients for other modules: those this process runs are called in-process, remote ones at `<MODULE>_GRPC_ADDR`. */
 export const grpcClientsModule = defineModule<GrpcClients>({
   name: 'grpc-clients',
   hidden: true,
@@ -137,6 +139,7 @@ export const grpcClientsModule = defineModule<GrpcClients>({
         if (ctx.running.has(module)) return [local.address()];
         throw new Error(`module ${module} does not run in this process; set ${module.toUpperCase()}_GRPC_ADDR`);
       },
+      local: (module) => (ctx.running.has(module) && !ctx.config.moduleAddresses[module] ? local.local : undefined),
     });
     return { value: clients, stop: async () => clients.close() };
   },
