@@ -1,22 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { createServer as createTcpServer } from 'node:net';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@packyard/testing';
 import { SigningServiceDefinition, type GetPublicKeyRequest, type SigningServiceImplementation } from '@packyard/proto/packyard/signing/v1/signing';
 import { invalid, PackyardError } from '../errors/errors';
 import { CallerAssertions, serviceCaller, type Caller } from './caller';
 import { createGrpcClients, type PackyardClient } from './grpc-clients';
 import { createGrpcServer, type CallerContext } from './grpc-server';
-
-/** a port nothing listens on: taken, then given back */
-async function closedPort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** what a call ended with, as the calling module sees it */
 const outcome = (call: Promise<{ armored: string }>) =>
@@ -52,7 +43,8 @@ describe('calls between modules of one process', () => {
   afterAll(() => server.shutdown());
 
   const clientsTo = async (inProcess: boolean, deadlineMs = 5_000) => {
-    const nobody = `127.0.0.1:${await closedPort()}`;
+    // free: nothing listens there
+    const nobody = `127.0.0.1:${await freePort()}`;
     return createGrpcClients({
       registry: new Registry(),
       deadlineMs,
