@@ -1,7 +1,7 @@
 import { createServer, ServerError, type CompatServiceDefinition, type Server } from 'nice-grpc';
 import { ClientError, Metadata, Status, type CallContext, type CallOptions, type ServerMiddlewareCall } from 'nice-grpc-common';
-import * as serviceDefinitions from 'nice-grpc/lib/service-definitions';
-import type { AnyMethodDefinition } from 'nice-grpc/lib/service-definitions';
+import * as serviceDefinitions from 'nice-grpc/lib/service-definitions/index.js';
+import type { AnyMethodDefinition } from 'nice-grpc/lib/service-definitions/index.js';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { HealthCheckResponse_ServingStatus, HealthDefinition } from '@packyard/proto/grpc/health/v1/health';
