@@ -25,9 +25,10 @@ describe('two-factor authentication (TOTP and recovery codes) over HTTP', () => 
     const setup = await user.call('POST', '/user/two-factor/setup');
     expect(setup.status).toBe(200);
     const { secret } = setup.body;
-    const enabled = await user.call('POST', '/user/two-factor/enable', { code: totpCode(secret, Date.now()) });
+    const enabledAt = Date.now();
+    const enabled = await user.call('POST', '/user/two-factor/enable', { code: totpCode(secret, enabledAt) });
     expect(enabled.status).toBe(200);
-    return { email, user, secret, recoveryCodes: enabled.body.recoveryCodes as string[] };
+    return { email, user, secret, enabledAt, recoveryCodes: enabled.body.recoveryCodes as string[] };
   }
 
   it('enables with a code from the pending secret and answers ten recovery codes once', async () => {
@@ -50,14 +51,14 @@ describe('two-factor authentication (TOTP and recovery codes) over HTTP', () => 
   });
 
   it('asks for the second factor at sign-in; a code counts once, a recovery code once', async () => {
-    const { email, secret, recoveryCodes } = await accountWithTwoFactor();
+    const { email, secret, enabledAt, recoveryCodes } = await accountWithTwoFactor();
     const first = await post('login', { email, password: PASSWORD });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ twoFactorRequired: true, challenge: expect.any(String) });
 
-    // the code that enabled it was spent then
-    expect((await post('login/two-factor', { challenge: first.body.challenge, code: totpCode(secret, Date.now()) })).status).toBe(401);
-    const signedIn = await post('login/two-factor', { challenge: first.body.challenge, code: totpCode(secret, Date.now() + STEP_MS) });
+    // the code that enabled it was spent then (the very code: a code of now is a later step's once a step boundary passed)
+    expect((await post('login/two-factor', { challenge: first.body.challenge, code: totpCode(secret, enabledAt) })).status).toBe(401);
+    const signedIn = await post('login/two-factor', { challenge: first.body.challenge, code: totpCode(secret, enabledAt + STEP_MS) });
     expect(signedIn.status).toBe(200);
     expect(signedIn.body).toMatchObject({ idToken: expect.any(String), refreshToken: expect.any(String), user: { email } });
     // a challenge is good for one sign-in
