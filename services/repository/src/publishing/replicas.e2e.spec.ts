@@ -123,9 +123,15 @@ describe('two repository processes sharing one store', () => {
     // the killed process's build, unless it got as far as its IndexPublished, was done again by the survivor once the lease expired
     expect(replicaOf(ofHeld)).toBe(ofHeld.position > killedAt ? 'replica-1' : 'replica-2');
     noGenerationTwice();
-    // the lease moved on: the survivor took it with a higher epoch (and gave it back after its build)
     const lease = log.prepare('SELECT holder, epoch FROM leases WHERE name = ?').get(held.name) as { holder: string; epoch: number };
-    expect(lease.epoch).toBeGreaterThan(held.epoch);
-    expect(lease.holder).not.toMatch(/^replica-2\//);
+    if (ofHeld.position > killedAt) {
+      // the lease moved on: the survivor took it with a higher epoch (and gave it back after its build)
+      expect(lease.epoch).toBeGreaterThan(held.epoch);
+      expect(lease.holder).not.toMatch(/^replica-2\//);
+    } else {
+      // the kill came in the moment between the killed process's IndexPublished and its lease's release: nothing was left to take over
+      expect(lease.epoch).toBe(held.epoch);
+    }
+    console.log(`the killed process's build was ${ofHeld.position > killedAt ? 'taken over by the survivor' : 'recorded before the kill'}`);
   });
 });
