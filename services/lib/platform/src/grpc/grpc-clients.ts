@@ -4,7 +4,7 @@ import { Metadata, Status, type CallOptions, type ClientMiddlewareCall } from 'n
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { PackyardError, kindOfGrpcStatus, type ErrorKind } from '../errors/errors';
 import { CALLER_METADATA_KEY, type Caller, type CallerAssertions } from './caller';
-import { ERROR_TRAILER_KEY, methodsOf, type LocalServices } from './grpc-server';
+import { ERROR_TRAILER_KEY, methodsOf, unaryDescriptor, type LocalServices } from './grpc-server';
 
 export interface CallerOptions {
   caller: Caller;
@@ -120,7 +120,7 @@ export function createGrpcClients(options: {
         client[name] = (request, callOptions) => (networked() as unknown as typeof client)[name](request, callOptions);
         continue;
       }
-      const descriptor = { path: method.path, requestStream: false, responseStream: false, options: method.options };
+      const descriptor = unaryDescriptor(method);
       client[name] = async (request, callOptions = {}) => {
         const transport = services.transport(method);
         if (!transport) return (networked() as unknown as typeof client)[name](request, callOptions);

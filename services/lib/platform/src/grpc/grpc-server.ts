@@ -25,6 +25,9 @@ export type PackyardGrpcServer = Server<CallerContext>;
 export const methodsOf = (definition: CompatServiceDefinition): Record<string, AnyMethodDefinition> =>
   (serviceDefinitions as unknown as { normalizeServiceDefinition(definition: CompatServiceDefinition): Record<string, AnyMethodDefinition> }).normalizeServiceDefinition(definition);
 
+/** what middleware is told of a unary method */
+export const unaryDescriptor = (method: AnyMethodDefinition) => ({ path: method.path, requestStream: false, responseStream: false, options: method.options });
+
 /** a unary call's transport: what nice-grpc's channel does for a client, here without one */
 export type UnaryTransport = <Req, Res>(request: Req, options: CallOptions) => AsyncGenerator<never, Res, undefined>;
 
@@ -142,7 +145,7 @@ function localServices(middleware: ServerMiddleware): LocalServices & { add(defi
     const served = drained(
       middleware<Req, Res>(
         {
-          method: { path: method.path, requestStream: false, responseStream: false, options: method.options },
+          method: unaryDescriptor(method),
           requestStream: false,
           request: method.requestDeserialize(method.requestSerialize(request)) as Req,
           responseStream: false,

@@ -128,7 +128,7 @@ export const grpcClientsModule = defineModule<GrpcClients>({
   deps: [metricsModule, grpcServerModule, internalAuthModule],
   settings: GRPC_CLIENT_SETTINGS,
   init: (ctx) => {
-    const local = ctx.use(grpcServerModule);
+    const ownServer = ctx.use(grpcServerModule);
     const clients = createGrpcClients({
       registry: ctx.use(metricsModule),
       deadlineMs: ctx.settings(GRPC_CLIENT_SETTINGS).grpcDeadlineMs,
@@ -136,10 +136,10 @@ export const grpcClientsModule = defineModule<GrpcClients>({
       addressesOf: (module) => {
         const configured = ctx.config.moduleAddresses[module];
         if (configured) return configured.split(',').map((address) => address.trim()).filter(Boolean);
-        if (ctx.running.has(module)) return [local.address()];
+        if (ctx.running.has(module)) return [ownServer.address()];
         throw new Error(`module ${module} does not run in this process; set ${module.toUpperCase()}_GRPC_ADDR`);
       },
-      local: (module) => (ctx.running.has(module) && !ctx.config.moduleAddresses[module] ? local.local : undefined),
+      local: (module) => (ctx.running.has(module) && !ctx.config.moduleAddresses[module] ? ownServer.local : undefined),
     });
     return { value: clients, stop: async () => clients.close() };
   },
